@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The course's two commands. Both first make (or refresh) the virtual environment .venv.
+#   ./course.sh lab     open the course in JupyterLab
+#   ./course.sh test    lint, unit tests, and every notebook run top to bottom (pytest --nbval)
+set -euo pipefail
+cd "$(dirname "$0")"
+VENV=${COURSE_VENV:-.venv}
+PYTHON=${PYTHON:-python3}
+
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+    || { echo "The course needs Python 3.10 or newer; $PYTHON is $("$PYTHON" --version 2>&1)." >&2; exit 1; }
+  "$PYTHON" -m venv "$VENV"
+fi
+# Reinstall only when the requirements changed since the last install.
+stamp="$VENV/.course-requirements"
+wanted=$(cat requirements.txt requirements-test.txt)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
+  "$VENV/bin/python" -m pip install --quiet --upgrade pip
+  "$VENV/bin/python" -m pip install --quiet -r requirements-test.txt
+  printf '%s' "$wanted" > "$stamp"
+fi
+
+case "${1:-}" in
+  lab)
+    shift
+    exec "$VENV/bin/jupyter" lab notebooks "$@" ;;
+  test)
+    shift
+    "$VENV/bin/ruff" check .
+    exec "$VENV/bin/python" -m pytest "$@" ;;
+  *)
+    echo "usage: ./course.sh lab | test" >&2
+    exit 2 ;;
+esac
