@@ -1,0 +1,76 @@
+"""The first cell of every notebook: pick the device, switch Triton to its interpreter when there is no GPU.
+
+`setup()` must run before any `@triton.jit` kernel is defined, because the decorator reads
+`TRITON_INTERPRET` when it runs. It prints one line naming the device, torch, triton and the mode, and
+returns a `Course` that tells the notebook which device to allocate on and how large its problems may be
+(the interpreter runs about one program instance per millisecond, so CPU sizes stay small).
+
+`SETUP_CELL` is the exact source of that first cell; a test checks that every notebook starts with it.
+On Colab the cell clones the course once and puts it on the path; it never installs torch or triton,
+because Colab's torch pins an exact triton.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+COURSE_REPO = "https://github.com/triton-reductions/triton-reductions-course"
+COURSE_BRANCH = "main"
+
+SETUP_CELL = f'''\
+# Set-up: run this cell first. It finds the course's helpers (on Colab it fetches them once; it never
+# installs torch or triton), then switches Triton to its CPU interpreter if there is no GPU.
+import os, subprocess, sys
+if "google.colab" in sys.modules and not os.path.isdir("/content/course/utils"):
+    subprocess.run(["git", "clone", "--depth=1", "--branch={COURSE_BRANCH}",
+                    "{COURSE_REPO}", "/content/course"], check=True)
+ROOT = next(p for p in (os.getcwd(), os.path.dirname(os.getcwd()), "/content/course")
+            if os.path.isfile(os.path.join(p, "utils", "setup.py")))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+from utils.setup import setup
+course = setup()
+DEVICE = course.device'''
+
+
+@dataclass(frozen=True)
+class Course:
+    """What the notebook needs to know about where its kernels run."""
+
+    device: str  # "cuda" or "cpu": pass it to every torch allocation
+    on_gpu: bool  # False: kernels run in the Triton interpreter, on the CPU
+    description: str  # the one-line banner that setup() printed
+
+    def size(self, cpu: int, gpu: int) -> int:
+        """Problem size for this machine: `cpu` in the interpreter, `gpu` on a real GPU."""
+        return gpu if self.on_gpu else cpu
+
+
+def setup(verbose: bool = True) -> Course:
+    """Choose the device, switch Triton to the interpreter if needed, and print one line saying so.
+
+    Setting TRITON_INTERPRET=1 yourself forces the interpreter even on a GPU machine (instructors use
+    this to see what a CPU-only learner sees).
+    """
+    import torch
+
+    forced = os.environ.get("TRITON_INTERPRET") == "1"
+    on_gpu = torch.cuda.is_available() and not forced
+    if not on_gpu:
+        # Must happen before any @triton.jit runs: the decorator reads this variable.
+        os.environ["TRITON_INTERPRET"] = "1"
+    import triton
+
+    if on_gpu:
+        major, minor = torch.cuda.get_device_capability()
+        where = f"{torch.cuda.get_device_name()} (sm_{major}{minor})"
+        mode = "compiled GPU kernels"
+    else:
+        where = "CPU"
+        reason = "TRITON_INTERPRET=1 was set" if forced else "no GPU found"
+        mode = f"Triton interpreter ({reason}): kernels run on the CPU, one program after another"
+    description = f"device: {where} | torch {torch.__version__} | triton {triton.__version__} | mode: {mode}"
+    if verbose:
+        print(description)
+    return Course(device="cuda" if on_gpu else "cpu", on_gpu=on_gpu, description=description)
