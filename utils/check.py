@@ -1,0 +1,275 @@
+"""The checker: `check(exercise_id, fn)` runs a learner's host function on its battery and explains failures.
+
+    check("sum_atomic", sum_atomic)     # prints one line and returns True on success
+
+On a wrong answer it raises `ExerciseFailed` (an AssertionError) whose message has a table of the failing
+cases and the likely mistake; `.diagnoses` lists the mistake codes (see utils.exercises.MISTAKES). A
+function that raises NotImplementedError (the stub the release tool leaves) is reported as "not attempted
+yet" without raising, so the learner's notebook still runs top to bottom.
+
+How mistakes become visible, on the GPU and in the interpreter alike, without Triton internals:
+- every input sits inside a larger buffer whose guard zones hold large "poison" values, so reading past
+  the end changes the result (and running again with other poison changes it again);
+- `out` sits between two canary zones, so writing past it is seen afterwards;
+- `out` starts filled with a garbage value that changes from case to case, so a missing `out.zero_()`
+  is caught every time, not only on the second call.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from utils.exercises import EXERCISES, Case, Exercise, tolerance
+
+CANARY = -31337.0  # fills the zones around out; a learner's kernel has no reason to write this value
+MAX_TABLE_ROWS = 8
+
+
+class ExerciseFailed(AssertionError):
+    """A wrong answer. The message is for the learner; `diagnoses` holds the mistake codes."""
+
+    def __init__(self, message: str, diagnoses: list[str]):
+        super().__init__(message)
+        self.diagnoses = diagnoses
+
+
+@dataclass
+class _Run:
+    case: Case
+    result: torch.Tensor  # out after the call, float64 on the CPU
+    expected: torch.Tensor  # float64 reference
+    garbage: float  # what out held before the call
+    canaries_intact: bool
+    returned: object
+
+    @property
+    def untouched(self) -> bool:
+        return bool((self.result == self.garbage).all())
+
+
+def check(exercise_id: str, fn) -> bool:
+    """Run `fn(*inputs, out)` on every case of the exercise; print a summary or raise ExerciseFailed.
+
+    Returns True when every case passed and False when the exercise is not attempted yet, so a later
+    cell can use the learner's function only once it works.
+    """
+    if exercise_id not in EXERCISES:
+        raise ValueError(f"unknown exercise {exercise_id!r}; the exercises are: {', '.join(EXERCISES)}")
+    if not callable(fn):
+        raise TypeError(f"check({exercise_id!r}, fn): fn must be your host function, got {type(fn).__name__}")
+    exercise = EXERCISES[exercise_id]
+    on_gpu = torch.cuda.is_available() and not _interpreting()
+    device = "cuda" if on_gpu else "cpu"
+    cases = exercise.cases(on_gpu)
+    try:
+        runs = [_run(exercise, case, fn, device, seed=i) for i, case in enumerate(cases)]
+    except NotImplementedError:
+        print(f"{exercise.id}: not attempted yet. Hint: {exercise.hint}")
+        return False
+    failing = [run for run in runs if not _correct(exercise, run)]
+    if failing:
+        codes = _diagnose(exercise, fn, device, runs, failing)
+        raise ExerciseFailed(_failure_report(exercise, runs, failing, codes), codes)
+    note = ""
+    if exercise.repeats > 1:
+        if on_gpu:
+            _check_repeatable(exercise, fn, device, cases[-1])
+            note = f"; bit-identical over {exercise.repeats} runs"
+        else:
+            note = "; bit-identity across runs is judged on a GPU: the interpreter runs programs in order"
+    sizes = [case.n for case in cases]
+    span = f"N from {min(sizes)} to {max(sizes)}"
+    print(f"{exercise.id}: all {len(cases)} cases passed ({device}, {span}{note}).")
+    return True
+
+
+def _interpreting() -> bool:
+    import os
+
+    return os.environ.get("TRITON_INTERPRET") == "1"
+
+
+# ----------------------------------------------------------------------------------------------------
+# Running one case inside guard zones
+
+def _poison_like(numel: int, dtype: torch.dtype, seed: int) -> torch.Tensor:
+    """Large values of random sign: any of them read by mistake visibly moves a sum, a max or a min."""
+    g = torch.Generator().manual_seed(seed)
+    magnitude = 1e6 if dtype == torch.float32 else 1e4  # fp16 tops out at 65504
+    sign = torch.randint(0, 2, (numel,), generator=g) * 2 - 1
+    return (sign * magnitude * (1 + torch.rand(numel, generator=g, dtype=torch.float64))).to(dtype)
+
+
+def _guard_size(numel: int) -> int:
+    return max(4096, numel)  # wide enough for a whole unmasked tile, or a whole extra copy of the input
+
+
+def _guarded_input(data: torch.Tensor, layout: str, device: str, seed: int) -> torch.Tensor:
+    """A view holding `data`, laid out as asked, surrounded (and, for "sliced", interleaved) by poison."""
+    rows, cols = data.shape if data.dim() == 2 else (1, data.numel())
+    pitch = cols + 37 if layout == "sliced" else cols  # "sliced": a row stride longer than the row
+    guard = _guard_size(data.numel())
+    buffer = _poison_like(2 * guard + rows * pitch, data.dtype, seed).to(device)
+    body = buffer[guard: guard + rows * pitch]
+    if data.dim() == 1:
+        body.copy_(data)
+        return body
+    if layout == "transposed":  # strides (1, rows): the columns are contiguous, the rows are not
+        view = body.view(cols, rows).t()
+    else:
+        view = body.view(rows, pitch)[:, :cols]
+    view.copy_(data)
+    return view
+
+
+def _garbage(seed: int) -> float:
+    """What out holds before the call: a different value every case, alternating in sign."""
+    g = torch.Generator().manual_seed(10_000 + seed)
+    return (1 if seed % 2 else -1) * (1000 + float(torch.randint(0, 1000, (1,), generator=g)))
+
+
+def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed: int = 0) -> _Run:
+    inputs = tuple(_guarded_input(x, case.layout, device, 1000 * poison_seed + 10 * seed + i)
+                   for i, x in enumerate(case.inputs))
+    numel = math.prod(case.out_shape)
+    guard = _guard_size(numel)
+    garbage = _garbage(seed)
+    out_buffer = torch.full((2 * guard + numel,), CANARY, dtype=torch.float32, device=device)
+    out = out_buffer[guard: guard + numel].view(case.out_shape)
+    out.fill_(garbage)
+    try:
+        returned = fn(*inputs, out)
+        if device == "cuda":
+            torch.cuda.synchronize()
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        raise ExerciseFailed(_exception_report(exercise, case, error), ["exception"]) from error
+    canaries = torch.cat([out_buffer[:guard], out_buffer[guard + numel:]])
+    expected = exercise.reference(*(x.double() for x in case.inputs))
+    return _Run(case, out.double().cpu(), expected, garbage, bool((canaries == CANARY).all()), returned)
+
+
+def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
+    text = f"{exercise.id}: your code raised {type(error).__name__} on case '{case.name}':\n    {error}"
+    if "illegal memory access" in str(error) or "misaligned address" in str(error):
+        text += ("\nThe kernel touched memory far outside its tensors (a missing mask, or offsets without "
+                 "bounds). The GPU context is now unusable: restart the Jupyter kernel, fix the kernel, "
+                 "and run the notebook from the top.")
+    return text + "\n(the full traceback is above this message)"
+
+
+# ----------------------------------------------------------------------------------------------------
+# Judging and diagnosing
+
+def _close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor) -> bool:
+    if got.shape != want.shape:
+        return False
+    if exercise.compare == "exact":
+        return torch.equal(got, want)
+    if exercise.compare == "elementwise":
+        return bool(torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=0).all())
+    atol, rtol = tolerance(case)
+    return bool(torch.isclose(got, want, rtol=rtol, atol=atol).all())
+
+
+def _correct(exercise: Exercise, run: _Run) -> bool:
+    return _close(exercise, run.case, run.result, run.expected) and run.canaries_intact
+
+
+def _explains(exercise: Exercise, run: _Run, prediction: torch.Tensor) -> bool:
+    """Does a predicted wrong result match what the learner's kernel produced?
+
+    NaN entries in a prediction mean "this element was never written": it must still hold the garbage,
+    or zero where the host zeroed out first.
+    """
+    prediction = prediction.double().reshape(run.result.shape)
+    unwritten = prediction.isnan()
+    if unwritten.any():
+        left = run.result[unwritten]
+        if not (bool((left == run.garbage).all()) or bool((left == 0).all())):
+            return False
+        return _close(exercise, run.case, run.result[~unwritten], prediction[~unwritten])
+    return _close(exercise, run.case, run.result, prediction)
+
+
+def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: list[_Run]) -> list[str]:
+    if all(run.untouched for run in runs):
+        returned = any(run.returned is not None for run in runs)
+        return ["returned_instead_of_out" if returned else "not_written"]
+    codes = []
+    if not all(run.canaries_intact for run in runs):
+        codes.append("out_of_bounds_write")
+    passing = [run for run in runs if run not in failing]
+    if failing and all(run.case.inputs[0].dtype == torch.float16 for run in failing) and any(
+            run.case.inputs[0].dtype == torch.float32 for run in passing):
+        codes.append("fp16_accumulation")
+    if failing and all(run.case.layout != "contiguous" for run in failing) and any(
+            run.case.layout == "contiguous" and run.case.inputs[0].dim() == 2 for run in passing):
+        codes.append("ignores_strides")
+    wrong_values = [run for run in failing if not _close(exercise, run.case, run.result, run.expected)]
+    if wrong_values and all(_explains(exercise, run, exercise.stale(run.expected, run.garbage))
+                            for run in wrong_values):
+        codes.append("stale_out")
+    predictions = [exercise.predictions(run.case) for run in wrong_values]
+    for code in sorted({code for p in predictions for code in p}):
+        if wrong_values and all(any(_explains(exercise, run, guess) for guess in p.get(code, []))
+                                for run, p in zip(wrong_values, predictions)):
+            codes.append(code)
+    if wrong_values and not codes:
+        first = wrong_values[0]
+        seed = runs.index(first)
+        again = _run(exercise, first.case, fn, device, seed, poison_seed=1)
+        atol, _ = tolerance(first.case)
+        if not torch.allclose(first.result, again.result, rtol=1e-3, atol=max(atol, 1e-3), equal_nan=True):
+            codes.append("out_of_bounds_read")
+    return codes or ["wrong_values"]
+
+
+def _check_repeatable(exercise: Exercise, fn, device: str, case: Case) -> None:
+    results = [_run(exercise, case, fn, device, seed=0).result for _ in range(exercise.repeats)]
+    distinct = {tuple(r.flatten().tolist()) for r in results}
+    if len(distinct) > 1:
+        message = (f"{exercise.id}: {len(distinct)} different results in {exercise.repeats} runs on "
+                   f"'{case.name}'.\nLikely mistake: {exercise.mistakes['not_deterministic'].message}")
+        raise ExerciseFailed(message, ["not_deterministic"])
+
+
+# ----------------------------------------------------------------------------------------------------
+# The report
+
+def _fmt(value: float) -> str:
+    return f"{value:.7g}"
+
+
+def _describe(run: _Run) -> tuple[str, str, str]:
+    """(expected, got, note) for one failing case."""
+    if not run.canaries_intact and torch.equal(run.result, run.expected):
+        return "", "", "values right, but memory around out was overwritten"
+    if run.result.numel() == 1:
+        got, want = run.result.item(), run.expected.item()
+        note = "out untouched" if got == run.garbage else f"off by {_fmt(got - want)}"
+        return _fmt(want), _fmt(got), note
+    bad = ~torch.isclose(run.result, run.expected, rtol=1e-6, atol=0)
+    index = int(bad.nonzero()[0, 0]) if bad.any() else 0
+    where = f"[{index}]"
+    return (f"{where} {_fmt(run.expected[index].item())}", f"{where} {_fmt(run.result[index].item())}",
+            f"{int(bad.sum())} of {bad.numel()} wrong")
+
+
+def _failure_report(exercise: Exercise, runs: list[_Run], failing: list[_Run], codes: list[str]) -> str:
+    rows = [("case", "expected", "got", "")] + [
+        (run.case.name, *_describe(run)) for run in failing[:MAX_TABLE_ROWS]]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    table = "\n".join(lines)
+    more = f"\n  ... and {len(failing) - MAX_TABLE_ROWS} more" if len(failing) > MAX_TABLE_ROWS else ""
+    passed = [run.case.name for run in runs if run not in failing]
+    passed_line = f"\nPassed: {'; '.join(passed)}" if passed else ""
+    mistakes = [exercise.mistakes[code].message for code in codes]
+    advice = "Likely mistake: " + mistakes[0] + "".join(f"\n    or: {m}" for m in mistakes[1:])
+    return (f"{exercise.id}: {len(failing)} of {len(runs)} cases wrong.\n{table}{more}{passed_line}\n"
+            f"{advice}")

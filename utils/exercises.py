@@ -1,0 +1,381 @@
+"""The course's exercises in one place: ids, signatures, test batteries, float64 references and diagnoses.
+
+Every exercise is a host function in destination-passing style, `fn(*inputs, out) -> None`, that launches
+the learner's kernel and writes the answer into `out`. `utils.check` runs it on the battery built here.
+
+A diagnosis is judged by effects only: for a wrong result we compute what each common mistake *would*
+have produced on that case (padding lanes with the wrong `other=`, forgetting `pid * BLOCK_SIZE`,
+reducing only the first tile, squaring after the sum, ...) and name the mistakes whose prediction matches
+every failing case. Nothing here looks at the learner's code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+
+FP32_EPS = torch.finfo(torch.float32).eps
+POWERS_OF_TWO = [2**k for k in range(4, 17)]  # block sizes a learner might have picked: 16 .. 65536
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test case: the input data (contiguous fp32 or fp16), how to lay it out, the shape of out."""
+
+    name: str
+    inputs: tuple[torch.Tensor, ...]
+    out_shape: tuple[int, ...]
+    layout: str = "contiguous"  # 2-D inputs only: "contiguous", "transposed" or "sliced"
+
+    @property
+    def n(self) -> int:
+        return self.inputs[0].numel()
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A diagnosis: a stable code (tests use it) and the sentence the learner reads."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    signature: str
+    description: str
+    hint: str  # shown while the exercise is not attempted yet
+    cases: Callable[[bool], list[Case]]  # argument: large (True on a GPU)
+    reference: Callable[..., torch.Tensor]  # float64 inputs -> float64 result
+    compare: str  # "elementwise", "sum" or "exact"
+    predictions: Callable[[Case], dict[str, list[torch.Tensor]]] = field(default=lambda case: {})
+    repeats: int = 1  # > 1: also require bit-identical results across repeated runs (on the GPU)
+    # What an accumulating kernel returns when out (or its scratch) still held `garbage`:
+    stale: Callable[[torch.Tensor, float], torch.Tensor] = field(
+        default=lambda expected, garbage: expected + garbage)
+    mistakes: dict[str, Mistake] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Input data. A fixed seed per case keeps reports reproducible; values are chosen to expose mistakes:
+# all-negative data catches a max padded with 0.0, ragged sizes catch a wrong `other=`, large magnitudes
+# catch fp16 accumulation.
+
+def _values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    u = torch.rand(n, generator=g, dtype=torch.float64)
+    data = {
+        "mixed": 2 * u - 1,
+        "positive": u + 0.5,
+        "negative": -(u + 1),
+        "large": (2 * u - 1) * 1e20,
+        "ones": torch.ones(n, dtype=torch.float64),
+    }[kind]
+    return data.to(dtype)
+
+
+def _vector_sizes(large: bool) -> list[tuple[int, str]]:
+    """(N, value kind): N = 1, below, equal to and past the common block sizes, and a big ragged N."""
+    sizes = [(1, "mixed"), (3, "negative"), (100, "positive"), (128, "mixed"), (1000, "negative"),
+             (1024, "mixed"), (1025, "positive"), (3000, "mixed"), (4096, "negative"), (8191, "large"),
+             (2**15 + 3, "mixed")]
+    if large:
+        sizes += [(2**20, "positive"), (2**22 + 7, "mixed")]
+    return sizes
+
+
+def _describe(n: int, kind: str) -> str:
+    return f"N={n}, {kind}"
+
+
+def _vector_cases(large: bool, arity: int = 1, out_like_input: bool = False) -> list[Case]:
+    cases = []
+    for i, (n, kind) in enumerate(_vector_sizes(large)):
+        inputs = tuple(_values(n, kind, seed=100 * i + j) for j in range(arity))
+        cases.append(Case(_describe(n, kind), inputs, (n,) if out_like_input else (1,)))
+    return cases
+
+
+def _max_single_tile_cases(large: bool) -> list[Case]:
+    # One program holds the whole array, so N stops at 65536 (2**16 lanes).
+    sizes = [(n, k) for n, k in _vector_sizes(False)] + [(50000, "negative"), (2**16, "positive")]
+    return [Case(_describe(n, k), (_values(n, k, seed=7 + i),), (1,)) for i, (n, k) in enumerate(sizes)]
+
+
+def _l2_cases(large: bool) -> list[Case]:
+    # "large" here is 1e15, not 1e20: the squares of 1e20 overflow fp32, which the plain kernel may do.
+    cases = _vector_cases(large)
+    return [Case(c.name, (c.inputs[0] * 1e-5,), c.out_shape) if "large" in c.name else c for c in cases]
+
+
+def _row_cases(large: bool) -> list[Case]:
+    """2-D inputs, including views that are not contiguous, and fp16 that overflows if summed in fp16."""
+    shapes = [  # rows, cols, kind, dtype, layout
+        (1, 1, "mixed", torch.float32, "contiguous"),
+        (2, 3, "ones", torch.float32, "contiguous"),
+        (7, 1000, "mixed", torch.float32, "contiguous"),
+        (64, 3, "negative", torch.float32, "contiguous"),
+        (16, 1024, "mixed", torch.float16, "contiguous"),
+        (33, 515, "positive", torch.float32, "transposed"),
+        (20, 700, "mixed", torch.float16, "sliced"),
+        (5, 4099, "positive", torch.float32, "sliced"),
+        (4, 4096, "overflow", torch.float16, "contiguous"),  # each row sums to 245760 > fp16 max 65504
+    ]
+    if large:
+        shapes += [(4096, 4096, "mixed", torch.float16, "contiguous"),
+                   (64, 65536 + 3, "positive", torch.float32, "sliced")]
+    cases = []
+    for i, (rows, cols, kind, dtype, layout) in enumerate(shapes):
+        if kind == "overflow":
+            x = torch.full((rows, cols), 60.0, dtype=dtype)
+        else:
+            x = _values(rows * cols, kind, seed=300 + i, dtype=dtype).view(rows, cols)
+        name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} {kind}, {layout}"
+        cases.append(Case(name, (x,), (rows,), layout))
+    return cases
+
+
+# ----------------------------------------------------------------------------------------------------
+# What the common mistakes produce. Each returns, per mistake code, the list of results that mistake
+# could have produced on this case (one per block size the learner might have used).
+
+def _blocks(n: int) -> list[int]:
+    return POWERS_OF_TWO  # even N=1 matters: with BLOCK_SIZE=1024 it leaves 1023 masked lanes
+
+
+def _padded(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
+    pad = -x.numel() % block
+    return torch.cat([x, torch.full((pad,), value, dtype=x.dtype)])
+
+
+def _tiles(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
+    return _padded(x, block, value).view(-1, block)
+
+
+def _scalar_predictions(case: Case, op: str) -> dict[str, list[torch.Tensor]]:
+    """Predictions for whole-array reductions to one scalar (op: "sum" or "max")."""
+    x = case.inputs[0]
+    n = x.numel()
+    reduce = (lambda t: t.sum()) if op == "sum" else (lambda t: t.max())
+    identity = 0.0 if op == "sum" else -math.inf
+    wrong_others = [-math.inf, math.inf, 1.0] if op == "sum" else [0.0]
+    out: dict[str, list[torch.Tensor]] = {k: [] for k in
+                                          ("wrong_sentinel", "missing_program_offset", "first_tile_only",
+                                           "tail_not_processed")}
+    for b in _blocks(n):
+        grid = -(-n // b)
+        first = x[: min(b, n)]
+        out["wrong_sentinel"] += [reduce(_padded(x, b, v)) for v in wrong_others if n % b]
+        if grid > 1:
+            out["missing_program_offset"].append(grid * first.sum() if op == "sum" else first.max())
+            out["first_tile_only"].append(reduce(first))
+        if n % b:  # grid n // b; when n < b no program runs: out stays as it was (NaN: unwritten),
+            kept = (n // b) * b  # or a second stage reduces zero partials to the identity
+            out["tail_not_processed"] += [reduce(x[:kept])] if kept else [torch.tensor(math.nan),
+                                                                          torch.tensor(identity)]
+        # A two-stage kernel whose stage 2 reads only its first block of partials.
+        for b2 in _blocks(grid):
+            if b2 < grid:
+                out["first_tile_only"].append(reduce(x[: b * b2]))
+    if op == "max":  # for a max, an offset-less program sees exactly the first tile: one diagnosis
+        out["first_tile_only"] += out.pop("missing_program_offset")
+    return out
+
+
+def _l2_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
+    """The sum-of-squares mistakes (each followed by the host's sqrt), plus the non-linearity mistakes."""
+    x = case.inputs[0]
+    squares = Case(case.name, (x * x,), (1,))
+    out = {code: [v.sqrt() for v in vals] for code, vals in _scalar_predictions(squares, "sum").items()}
+    out["missing_sqrt"] = [(x * x).sum()]
+    out["square_after_reduce"] = [x.sum().abs()]
+    out["sqrt_before_combine"] = []
+    for b in _blocks(x.numel()):
+        tiles = _tiles(x, b, 0.0)
+        squared_sums = (tiles.sum(dim=1) ** 2).sum()
+        out["square_after_reduce"] += [squared_sums.sqrt(), squared_sums]
+        roots = (tiles * tiles).sum(dim=1).sqrt().sum()
+        out["sqrt_before_combine"] += [roots, roots.sqrt()]
+    return out
+
+
+def _elementwise_predictions(case: Case, op: Callable[..., torch.Tensor]) -> dict[str, list[torch.Tensor]]:
+    """Elementwise kernels: which prefix of out got written (NaN marks 'left untouched')."""
+    n = case.n
+    full = op(*case.inputs)
+    out: dict[str, list[torch.Tensor]] = {"missing_program_offset": [], "tail_not_processed": []}
+    for b in _blocks(n):
+        if b < n:
+            out["missing_program_offset"].append(_prefix_written(full, b))
+        if n % b:
+            out["tail_not_processed"].append(_prefix_written(full, (n // b) * b))
+    return out
+
+
+def _prefix_written(full: torch.Tensor, k: int) -> torch.Tensor:
+    result = torch.full_like(full, math.nan)
+    result[:k] = full[:k]
+    return result
+
+
+def _row_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
+    x = case.inputs[0]
+    rows, cols = x.shape
+    out: dict[str, list[torch.Tensor]] = {"first_tile_only": [], "missing_row_offset": []}
+    for b in _blocks(cols):
+        if b < cols:
+            out["first_tile_only"].append(x[:, :b].sum(dim=1))
+    if rows > 1:
+        out["missing_row_offset"].append(x[0].sum().expand(rows))  # every program read row 0
+        total = torch.full((rows,), math.nan, dtype=x.dtype)  # every row added into out[0]
+        total[0] = x.sum()
+        out["missing_row_offset"].append(total)
+        for r in range(rows):  # every row stored into out[0]; the last one written wins
+            last = torch.full((rows,), math.nan, dtype=x.dtype)
+            last[0] = x[r].sum()
+            out["missing_row_offset"].append(last)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------
+# The sentences the learner reads. {identity} is filled in per exercise.
+
+MISTAKES = {
+    "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, or it was "
+                   "never launched.",
+    "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
+                               "their answer into out (destination-passing style), e.g. with "
+                               "tl.store(out_ptr + offsets, ...).",
+    "out_of_bounds_write": "the kernel wrote outside out: a tl.store (or atomic) without mask=offsets < n, "
+                           "or output offsets that run past the end.",
+    "out_of_bounds_read": "the result depends on memory beyond the end of the input: a tl.load without "
+                          "mask=offsets < n (or offsets that run past the end).",
+    "stale_out": "the answer includes whatever out held before the launch: atomics add onto the old "
+                 "contents, so reset out first ({reset}).",
+    "wrong_sentinel": "the masked lanes past the end changed the result: other= must be the identity of "
+                      "the operation ({identity}).",
+    "missing_program_offset": "every program worked on the first tile: the offsets are missing "
+                              "pid * BLOCK_SIZE (pid = tl.program_id(0)).",
+    "first_tile_only": "only the first tile (a power-of-two prefix of the input) was reduced: a grid of one "
+                       "program without a loop, offsets missing pid * BLOCK_SIZE, or a second stage that "
+                       "reads only its first block of partials.",
+    "tail_not_processed": "the last, partial tile was skipped: the grid must be triton.cdiv(n, BLOCK_SIZE), "
+                          "not n // BLOCK_SIZE.",
+    "missing_row_offset": "rows landed in the wrong place: the row index is missing from the input offset "
+                          "(x_ptr + row * stride_row) or from the output (out_ptr + row).",
+    "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
+                       "x.stride(1) to the kernel and use both in the offsets (don't assume stride 1).",
+    "fp16_accumulation": "the fp16 cases fail: the sum was accumulated in fp16, which loses precision and "
+                         "overflows past 65504; convert each tile with .to(tl.float32) before adding.",
+    "square_after_reduce": "the square was taken after the reduction, (sum x)^2: square inside the "
+                           "reduction operand, tl.sum(x * x, axis=0).",
+    "sqrt_before_combine": "a sqrt was taken per program before the combine, but sqrt(a) + sqrt(b) != "
+                           "sqrt(a + b): add the sums of squares, then take one sqrt on the host.",
+    "missing_sqrt": "out holds the sum of squares: take the sqrt once after the combine (on the host).",
+    "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
+                         "on timing (atomics). Write partials to scratch and combine them in one program.",
+    "wrong_values": "the values are wrong, and none of the common mistakes explains them: compare your "
+                    "kernel line by line with the pattern in the notebook.",
+}
+
+
+def _mistakes(**fill: str) -> dict[str, Mistake]:
+    return {code: Mistake(code, text.format(**fill)) for code, text in MISTAKES.items()}
+
+
+_SUM = dict(identity="other=0.0 for a sum", reset="out.zero_() before the launch")
+_MAX = dict(identity="other=float('-inf') for a max", reset="out.fill_(float('-inf')) before tl.atomic_max")
+
+
+def _elementwise(id, signature, description, hint, op, arity=1) -> Exercise:
+    return Exercise(
+        id=id, signature=signature, description=description, hint=hint,
+        cases=lambda large: _vector_cases(large, arity=arity, out_like_input=True),
+        reference=op, compare="elementwise",
+        predictions=lambda case: _elementwise_predictions(case, op), mistakes=_mistakes(**_SUM))
+
+
+def _total(id, signature, description, hint, op, **options) -> Exercise:
+    """An exercise that reduces the whole input to out[0] with `op` ("sum" or "max")."""
+    return Exercise(
+        id=id, signature=signature, description=description, hint=hint,
+        cases=options.pop("cases", _vector_cases),
+        reference=(lambda x: x.sum().reshape(1)) if op == "sum" else (lambda x: x.max().reshape(1)),
+        compare="sum" if op == "sum" else "exact",
+        predictions=lambda case: _scalar_predictions(case, op),
+        stale=(lambda expected, garbage: expected + garbage) if op == "sum" else (
+            lambda expected, garbage: expected.clamp(min=garbage)),
+        mistakes=_mistakes(**(_SUM if op == "sum" else _MAX)), **options)
+
+
+def _rows(id, signature, description, hint) -> Exercise:
+    return Exercise(
+        id=id, signature=signature, description=description, hint=hint, cases=_row_cases,
+        reference=lambda x: x.sum(dim=1), compare="sum", predictions=_row_predictions,
+        mistakes=_mistakes(**_SUM))
+
+
+EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in [
+    _elementwise(
+        "copy", "copy(x, out)", "out = x: the worked example of notebook 01",
+        "load a tile with a mask and store it to the same offsets of out.",
+        op=lambda x: x.clone()),
+    _elementwise(
+        "vector_add", "vector_add(x, y, out)", "out = x + y, one element per lane, any N",
+        "write the kernel body (offsets, mask, load, add, store) and launch it on a grid of "
+        "triton.cdiv(n, BLOCK_SIZE) programs.",
+        op=lambda x, y: x + y, arity=2),
+    _elementwise(
+        "relu", "relu(x, out)", "out = max(x, 0) elementwise, any N",
+        "like vector add with one input: load, tl.maximum(x, 0.0), store.",
+        op=lambda x: x.clamp(min=0)),
+    _total(
+        "sum_atomic", "sum_atomic(x, out)", "out[0] = sum(x): tl.sum per program, one tl.atomic_add each",
+        "each program loads its tile with other=0.0, reduces it with tl.sum, and does one tl.atomic_add "
+        "into out; zero out on the host first.", op="sum"),
+    _total(
+        "sum_two_stage", "sum_two_stage(x, out)",
+        "out[0] = sum(x) without atomics: partials to scratch, one program combines them; bit-identical",
+        "stage 1 stores one partial per program into a scratch tensor; stage 2 is one program that loops "
+        "over the partials in a fixed order and stores the total.", op="sum", repeats=5),
+    _total(
+        "max_single_tile", "max_single_tile(x, out)",
+        "out[0] = max(x) with one program holding the whole array (N <= 65536)",
+        "one program, BLOCK_SIZE = triton.next_power_of_2(n), other=float('-inf'), tl.max, tl.store.",
+        op="max", cases=_max_single_tile_cases),
+    _total(
+        "max_two_stage", "max_two_stage(x, out)",
+        "out[0] = max(x) for any N: partial maxima, then one program",
+        "stage 1 stores each program's tl.max into scratch; stage 2, one program, reduces the partials.",
+        op="max"),
+    Exercise(
+        id="l2_norm", signature="l2_norm(x, out)",
+        description="out[0] = sqrt(sum(x * x)): square inside the reduction, sqrt after the combine",
+        hint="square inside the reduction (tl.sum(x * x)), atomically add the partials into zeroed "
+             "scratch, then take the sqrt once on the host.",
+        cases=_l2_cases, reference=lambda x: (x * x).sum().sqrt().reshape(1), compare="sum",
+        predictions=_l2_predictions, stale=lambda expected, garbage: (expected**2 + garbage).sqrt(),
+        mistakes=_mistakes(**_SUM)),
+    _rows(
+        "row_sum", "row_sum(x, out)",
+        "out[r] = sum(x[r, :]) in fp32 for 2-D x of any strides, fp16 or fp32; one program per row",
+        "one program per row: loop over the columns in tiles, accumulate .to(tl.float32) into a vector, "
+        "tl.sum after the loop, tl.store(out_ptr + row, ...); pass both strides."),
+    _rows(
+        "row_sum_split", "row_sum_split(x, out)",
+        "row_sum with several programs per row, each adding its partial with one scalar tl.atomic_add",
+        "a 2-D grid (rows, splits): each program sums its chunk of the row, then one "
+        "tl.atomic_add(out_ptr + row, partial); zero out on the host first."),
+]}
+
+
+def tolerance(case: Case) -> tuple[float, float]:
+    """(atol, rtol) for a summed result: float32 rounding error grows with the number of terms."""
+    x = case.inputs[0].double()
+    terms = x.shape[-1] if x.dim() == 2 else x.numel()
+    grow = 16 * FP32_EPS * math.sqrt(terms + 1)
+    return grow * x.abs().max().item(), grow
