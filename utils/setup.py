@@ -21,15 +21,21 @@ COURSE_BRANCH = "main"
 SETUP_CELL = f'''\
 # Set-up: run this cell first. It finds the course's helpers (on Colab it fetches them once; it never
 # installs torch or triton), then switches Triton to its CPU interpreter if there is no GPU.
-import os, subprocess, sys
-if "google.colab" in sys.modules and not os.path.isdir("/content/course/utils"):
-    subprocess.run(["git", "clone", "--depth=1", "--branch={COURSE_BRANCH}",
-                    "{COURSE_REPO}", "/content/course"], check=True)
-ROOT = next(p for p in (os.getcwd(), os.path.dirname(os.getcwd()), "/content/course")
+import os
+import subprocess
+import sys
+
+COLAB_COPY = "/content/course"
+if "google.colab" in sys.modules and not os.path.isdir(os.path.join(COLAB_COPY, "utils")):
+    REPO = "{COURSE_REPO}"
+    subprocess.run(["git", "clone", "--depth=1", "--branch={COURSE_BRANCH}", REPO, COLAB_COPY], check=True)
+ROOT = next(p for p in (os.getcwd(), os.path.dirname(os.getcwd()), COLAB_COPY)
             if os.path.isfile(os.path.join(p, "utils", "setup.py")))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
 from utils.setup import setup
+
 course = setup()
 DEVICE = course.device'''
 
