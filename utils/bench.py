@@ -59,4 +59,5 @@ def plot_gbps(sizes: list[int], series: dict[str, list[float]], title: str, ceil
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend()
+    plt.close(fig)  # the caller displays the returned figure; an open one would be shown twice in Jupyter
     return fig

@@ -43,6 +43,7 @@ class _Run:
     expected: torch.Tensor  # float64 reference
     garbage: float  # what out held before the call
     canaries_intact: bool
+    inputs_intact: bool
     returned: object
 
     @property
@@ -150,7 +151,9 @@ def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed
         raise ExerciseFailed(_exception_report(exercise, case, error), ["exception"]) from error
     canaries = torch.cat([out_buffer[:guard], out_buffer[guard + numel:]])
     expected = exercise.reference(*(x.double() for x in case.inputs))
-    return _Run(case, out.double().cpu(), expected, garbage, bool((canaries == CANARY).all()), returned)
+    inputs_intact = all(torch.equal(view.cpu(), x) for view, x in zip(inputs, case.inputs))
+    return _Run(case, out.double().cpu(), expected, garbage, bool((canaries == CANARY).all()), inputs_intact,
+                returned)
 
 
 def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
@@ -165,42 +168,44 @@ def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
 # ----------------------------------------------------------------------------------------------------
 # Judging and diagnosing
 
-def _close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor) -> bool:
+def _close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False) -> bool:
     if got.shape != want.shape:
         return False
     if exercise.compare == "exact":
-        return torch.equal(got, want)
+        return bool((got == want).all()) or (equal_nan and torch.equal(got.isnan(), want.isnan()) and bool(
+            (got[~got.isnan()] == want[~want.isnan()]).all()))
     if exercise.compare == "elementwise":
-        return bool(torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=0).all())
+        return bool(torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=0,
+                                  equal_nan=equal_nan).all())
     atol, rtol = tolerance(case)
-    return bool(torch.isclose(got, want, rtol=rtol, atol=atol).all())
+    return bool(torch.isclose(got, want, rtol=rtol, atol=atol, equal_nan=equal_nan).all())
 
 
 def _correct(exercise: Exercise, run: _Run) -> bool:
-    return _close(exercise, run.case, run.result, run.expected) and run.canaries_intact
+    return _close(exercise, run.case, run.result, run.expected) and run.canaries_intact and run.inputs_intact
 
 
 def _explains(exercise: Exercise, run: _Run, prediction: torch.Tensor) -> bool:
     """Does a predicted wrong result match what the learner's kernel produced?
 
     NaN entries in a prediction mean "this element was never written": it must still hold the garbage,
-    or zero where the host zeroed out first.
+    or the exercise's identity where the host reset out first (0 for a sum, -inf for a max).
     """
     prediction = prediction.double().reshape(run.result.shape)
     unwritten = prediction.isnan()
     if unwritten.any():
         left = run.result[unwritten]
-        if not (bool((left == run.garbage).all()) or bool((left == 0).all())):
+        if not (bool((left == run.garbage).all()) or bool((left == exercise.identity).all())):
             return False
         return _close(exercise, run.case, run.result[~unwritten], prediction[~unwritten])
     return _close(exercise, run.case, run.result, prediction)
 
 
 def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: list[_Run]) -> list[str]:
+    codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]
     if all(run.untouched for run in runs):
         returned = any(run.returned is not None for run in runs)
-        return ["returned_instead_of_out" if returned else "not_written"]
-    codes = []
+        return ["returned_instead_of_out" if returned else "not_written", *codes]
     if not all(run.canaries_intact for run in runs):
         codes.append("out_of_bounds_write")
     passing = [run for run in runs if run not in failing]
@@ -211,7 +216,9 @@ def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: li
             run.case.layout == "contiguous" and run.case.inputs[0].dim() == 2 for run in passing):
         codes.append("ignores_strides")
     wrong_values = [run for run in failing if not _close(exercise, run.case, run.result, run.expected)]
-    if wrong_values and all(_explains(exercise, run, exercise.stale(run.expected, run.garbage))
+    # Stale results may be NaN (the sqrt of a negative garbage plus a sum): compare them NaN for NaN.
+    if wrong_values and all(_close(exercise, run.case, run.result, exercise.stale(run.expected, run.garbage)
+                                   .double().reshape(run.result.shape), equal_nan=True)
                             for run in wrong_values):
         codes.append("stale_out")
     predictions = [exercise.predictions(run.case) for run in wrong_values]

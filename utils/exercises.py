@@ -53,6 +53,7 @@ class Exercise:
     reference: Callable[..., torch.Tensor]  # float64 inputs -> float64 result
     compare: str  # "elementwise", "sum" or "exact"
     predictions: Callable[[Case], dict[str, list[torch.Tensor]]] = field(default=lambda case: {})
+    identity: float = 0.0  # what the host resets out to before atomics: 0 for sums, -inf for a max
     repeats: int = 1  # > 1: also require bit-identical results across repeated runs (on the GPU)
     # What an accumulating kernel returns when out (or its scratch) still held `garbage`:
     stale: Callable[[torch.Tensor, float], torch.Tensor] = field(
@@ -74,6 +75,7 @@ def _values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "negative": -(u + 1),
         "large": (2 * u - 1) * 1e20,
         "ones": torch.ones(n, dtype=torch.float64),
+        "ascending": (2 * u - 1).sort().values,  # the maximum sits in the very last tile
     }[kind]
     return data.to(dtype)
 
@@ -82,7 +84,7 @@ def _vector_sizes(large: bool) -> list[tuple[int, str]]:
     """(N, value kind): N = 1, below, equal to and past the common block sizes, and a big ragged N."""
     sizes = [(1, "mixed"), (3, "negative"), (100, "positive"), (128, "mixed"), (1000, "negative"),
              (1024, "mixed"), (1025, "positive"), (3000, "mixed"), (4096, "negative"), (8191, "large"),
-             (2**15 + 3, "mixed")]
+             (2**15 + 3, "mixed"), (2**15 + 2000, "ascending")]
     if large:
         sizes += [(2**20, "positive"), (2**22 + 7, "mixed")]
     return sizes
@@ -158,7 +160,7 @@ def _tiles(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
 
 def _scalar_predictions(case: Case, op: str) -> dict[str, list[torch.Tensor]]:
     """Predictions for whole-array reductions to one scalar (op: "sum" or "max")."""
-    x = case.inputs[0]
+    x = case.inputs[0].double()
     n = x.numel()
     reduce = (lambda t: t.sum()) if op == "sum" else (lambda t: t.max())
     identity = 0.0 if op == "sum" else -math.inf
@@ -188,7 +190,7 @@ def _scalar_predictions(case: Case, op: str) -> dict[str, list[torch.Tensor]]:
 
 def _l2_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
     """The sum-of-squares mistakes (each followed by the host's sqrt), plus the non-linearity mistakes."""
-    x = case.inputs[0]
+    x = case.inputs[0].double()
     squares = Case(case.name, (x * x,), (1,))
     out = {code: [v.sqrt() for v in vals] for code, vals in _scalar_predictions(squares, "sum").items()}
     out["missing_sqrt"] = [(x * x).sum()]
@@ -206,7 +208,7 @@ def _l2_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
 def _elementwise_predictions(case: Case, op: Callable[..., torch.Tensor]) -> dict[str, list[torch.Tensor]]:
     """Elementwise kernels: which prefix of out got written (NaN marks 'left untouched')."""
     n = case.n
-    full = op(*case.inputs)
+    full = op(*(x.double() for x in case.inputs))
     out: dict[str, list[torch.Tensor]] = {"missing_program_offset": [], "tail_not_processed": []}
     for b in _blocks(n):
         if b < n:
@@ -223,7 +225,7 @@ def _prefix_written(full: torch.Tensor, k: int) -> torch.Tensor:
 
 
 def _row_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
-    x = case.inputs[0]
+    x = case.inputs[0].double()
     rows, cols = x.shape
     out: dict[str, list[torch.Tensor]] = {"first_tile_only": [], "missing_row_offset": []}
     for b in _blocks(cols):
@@ -278,6 +280,7 @@ MISTAKES = {
     "missing_sqrt": "out holds the sum of squares: take the sqrt once after the combine (on the host).",
     "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
                          "on timing (atomics). Write partials to scratch and combine them in one program.",
+    "input_modified": "your kernel wrote into an input tensor: store into out_ptr, and only read x_ptr.",
     "wrong_values": "the values are wrong, and none of the common mistakes explains them: compare your "
                     "kernel line by line with the pattern in the notebook.",
 }
@@ -309,6 +312,7 @@ def _total(id, signature, description, hint, op, **options) -> Exercise:
         predictions=lambda case: _scalar_predictions(case, op),
         stale=(lambda expected, garbage: expected + garbage) if op == "sum" else (
             lambda expected, garbage: expected.clamp(min=garbage)),
+        identity=0.0 if op == "sum" else -math.inf,
         mistakes=_mistakes(**(_SUM if op == "sum" else _MAX)), **options)
 
 

@@ -1,0 +1,111 @@
+"""Tests for utils.check: right submissions pass, each wrong one fails with the diagnosis of its mistake.
+
+The submissions live in tests/submissions/<exercise_id>.py as real Triton kernels, each wrong one carrying
+a single learner mistake; a module lists them as CORRECT = [fn, ...] and WRONG = [(fn, code), ...].
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+import pytest
+import torch
+
+from utils.check import ExerciseFailed, check
+from utils.exercises import EXERCISES
+
+
+def _submissions(exercise_id: str):
+    return importlib.import_module(f"tests.submissions.{exercise_id}")
+
+
+def _has_submissions(exercise_id: str) -> bool:
+    return importlib.util.find_spec(f"tests.submissions.{exercise_id}") is not None
+
+
+def _params(kind: str) -> list:
+    params = []
+    for exercise_id in filter(_has_submissions, EXERCISES):  # a missing module fails its own test below
+        module = _submissions(exercise_id)
+        if kind == "correct":
+            params += [pytest.param(exercise_id, fn, id=f"{exercise_id}-{fn.__name__}")
+                       for fn in module.CORRECT]
+        else:
+            params += [pytest.param(exercise_id, fn, code, id=f"{exercise_id}-{fn.__name__}")
+                       for fn, code in module.WRONG]
+    return params
+
+
+@pytest.mark.parametrize("exercise_id, fn", _params("correct"))
+def test_correct(exercise_id, fn):
+    check(exercise_id, fn)
+
+
+@pytest.mark.parametrize("exercise_id, fn, code", _params("wrong"))
+def test_wrong(exercise_id, fn, code):
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check(exercise_id, fn)
+    message = str(excinfo.value)
+    assert code in excinfo.value.diagnoses, f"expected {code!r}, got {excinfo.value.diagnoses}:\n{message}"
+    assert len(message.strip().splitlines()) > 1, f"the report should show a table, got: {message!r}"
+
+
+@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+def test_every_exercise_has_submissions(exercise_id):
+    assert _has_submissions(exercise_id), f"add tests/submissions/{exercise_id}.py"
+    module = _submissions(exercise_id)
+    assert len(module.CORRECT) >= 1
+    assert len(module.WRONG) >= 3
+    known = set(EXERCISES[exercise_id].mistakes) | {"exception"}  # exceptions are reported apart
+    assert {code for _, code in module.WRONG} <= known, (
+        "a wrong submission expects a diagnosis the exercise does not know")
+
+
+def test_not_attempted_prints_and_does_not_raise(capsys):
+    def vector_add(x, y, out):
+        raise NotImplementedError
+
+    check("vector_add", vector_add)
+    assert "not attempted yet" in capsys.readouterr().out
+
+
+def test_learner_exception_is_shown_and_chained():
+    original = ValueError("the learner's own message 4242")
+
+    def sum_atomic(x, out):
+        raise original
+
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("sum_atomic", sum_atomic)
+    assert excinfo.value.diagnoses == ["exception"]
+    assert "the learner's own message 4242" in str(excinfo.value)
+    assert excinfo.value.__cause__ is original
+
+
+def test_triton_error_is_shown_and_chained():
+    """An error raised inside a Triton kernel (compiler or interpreter) is reported with its own text."""
+    from tests.submissions.max_single_tile import max_block_not_power_of_two
+
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("max_single_tile", max_block_not_power_of_two)
+    cause = excinfo.value.__cause__
+    assert cause is not None
+    assert "power of 2" in str(cause)
+    assert str(cause).splitlines()[0] in str(excinfo.value)
+
+
+def test_unknown_exercise_id_is_rejected():
+    with pytest.raises(ValueError, match="unknown exercise"):
+        check("no_such_exercise", lambda x, out: None)
+
+
+def test_inputs_reach_fn_as_torch_tensors_on_one_device():
+    seen = []
+
+    def relu(x, out):
+        seen.append((type(x), x.device, out.device, out.shape == x.shape))
+        out.copy_(x.clamp(min=0))
+
+    check("relu", relu)
+    assert seen and all(t is torch.Tensor and xd == od and same for t, xd, od, same in seen)
