@@ -18,6 +18,7 @@ How mistakes become visible, on the GPU and in the interpreter alike, without Tr
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 import torch
@@ -88,8 +89,6 @@ def check(exercise_id: str, fn) -> bool:
 
 
 def _interpreting() -> bool:
-    import os
-
     return os.environ.get("TRITON_INTERPRET") == "1"
 
 
