@@ -109,3 +109,10 @@ def test_inputs_reach_fn_as_torch_tensors_on_one_device():
 
     check("relu", relu)
     assert seen and all(t is torch.Tensor and xd == od and same for t, xd, od, same in seen)
+
+
+def test_passing_the_kernel_instead_of_the_host_function_is_explained():
+    from tests.submissions.copy import copy_kernel
+
+    with pytest.raises(TypeError, match="host function copy\\(x, out\\)"):
+        check("copy", copy_kernel)

@@ -63,6 +63,9 @@ def check(exercise_id: str, fn) -> bool:
     if not callable(fn):
         raise TypeError(f"check({exercise_id!r}, fn): fn must be your host function, got {type(fn).__name__}")
     exercise = EXERCISES[exercise_id]
+    if hasattr(fn, "arg_names") and hasattr(fn, "run"):  # a @triton.jit kernel
+        raise TypeError(f"check({exercise_id!r}, fn) wants your host function {exercise.signature}, the "
+                        f"one that launches the kernel, not the @triton.jit kernel itself")
     on_gpu = torch.cuda.is_available() and not _interpreting()
     device = "cuda" if on_gpu else "cpu"
     cases = exercise.cases(on_gpu)

@@ -1,0 +1,70 @@
+"""utils.setup: the first cell picks GPU or interpreter, says so in one line, and installs nothing."""
+
+import ast
+import os
+from pathlib import Path
+
+import torch
+import triton
+
+from utils.setup import COURSE_REPO, SETUP_CELL, Course, setup
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _unset_interpreter(monkeypatch):
+    # setenv first, so that monkeypatch restores the variable (set or not) after setup() changed it.
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    monkeypatch.delenv("TRITON_INTERPRET")
+
+
+def test_without_a_gpu_the_interpreter_is_switched_on(monkeypatch, capsys):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    _unset_interpreter(monkeypatch)
+    course = setup()
+    assert os.environ["TRITON_INTERPRET"] == "1"
+    assert (course.device, course.on_gpu) == ("cpu", False)
+    banner = capsys.readouterr().out.strip()
+    assert banner.count("\n") == 0, "the banner is one line"
+    assert "device: CPU" in banner and "no GPU found" in banner
+    assert f"torch {torch.__version__}" in banner and f"triton {triton.__version__}" in banner
+
+
+def test_on_a_gpu_kernels_are_compiled(monkeypatch, capsys):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda: (7, 5))
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda: "Tesla T4")
+    _unset_interpreter(monkeypatch)
+    course = setup()
+    assert "TRITON_INTERPRET" not in os.environ
+    assert (course.device, course.on_gpu) == ("cuda", True)
+    assert "Tesla T4 (sm_75)" in capsys.readouterr().out
+
+
+def test_triton_interpret_forces_the_interpreter_even_on_a_gpu(monkeypatch, capsys):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    course = setup()
+    assert course.device == "cpu"
+    assert "TRITON_INTERPRET=1 was set" in capsys.readouterr().out
+
+
+def test_sizes_follow_the_device():
+    assert Course("cpu", False, "").size(cpu=10, gpu=1000) == 10
+    assert Course("cuda", True, "").size(cpu=10, gpu=1000) == 1000
+
+
+def test_setup_cell_is_python_that_installs_nothing():
+    ast.parse(SETUP_CELL)
+    assert "pip" not in SETUP_CELL, "never install torch or triton from a notebook (Colab pins them)"
+    assert COURSE_REPO in SETUP_CELL
+
+
+def test_setup_cell_runs_from_the_notebooks_folder(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT / "notebooks")
+    monkeypatch.setenv("TRITON_INTERPRET", os.environ.get("TRITON_INTERPRET", "0"))
+    namespace: dict = {}
+    exec(SETUP_CELL, namespace)
+    assert namespace["DEVICE"] == namespace["course"].device
+    assert namespace["ROOT"] == str(ROOT)
+    assert capsys.readouterr().out.startswith("device: ")
