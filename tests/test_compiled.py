@@ -1,0 +1,31 @@
+"""utils.compiled: kernels compile for Colab's T4 (sm_75) and for Hopper (sm_90) without a GPU."""
+
+import pytest
+import triton
+import triton.language as tl
+
+from utils.compiled import compile_for, count, lines
+
+
+@triton.jit
+def one_atomic_sum_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.atomic_add(out_ptr, tl.sum(tl.load(x_ptr + offsets, mask=offsets < n, other=0.0), axis=0))
+
+
+SIGNATURE = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK_SIZE": "constexpr"}
+
+
+@pytest.mark.parametrize("arch", [75, 90])
+def test_compiles_for_a_gpu_target_here(arch):
+    asm = compile_for(one_atomic_sum_kernel, SIGNATURE, {"BLOCK_SIZE": 1024}, arch=arch, num_warps=4)
+    assert {"ttir", "ptx"} <= set(asm)
+    assert f".target sm_{arch}" in asm["ptx"]
+    assert count(asm["ptx"], r"atom\.global") == 1
+    assert count(asm["ptx"], r"shfl\.sync\.bfly") == 5 + 2  # a warp of 32, then 4 warps
+
+
+def test_lines_and_count_pick_matching_lines():
+    text = "  a 1\nb 2\n  a 3\n"
+    assert lines(text, r"^\s*a") == ["a 1", "a 3"]
+    assert count(text, "b") == 1
