@@ -160,6 +160,8 @@ def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed
 
 def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
     text = f"{exercise.id}: your code raised {type(error).__name__} on case '{case.name}':\n    {error}"
+    if "has no len()" in str(error) or "not iterable" in str(error) and "grid" in str(error):
+        text += "\nA launch grid is a tuple, even with one entry: kernel[(triton.cdiv(n, BLOCK_SIZE),)](...)."
     if "illegal memory access" in str(error) or "misaligned address" in str(error):
         text += ("\nThe kernel touched memory far outside its tensors (a missing mask, or offsets without "
                  "bounds). The GPU context is now unusable: restart the Jupyter kernel, fix the kernel, "
@@ -170,17 +172,18 @@ def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
 # ----------------------------------------------------------------------------------------------------
 # Judging and diagnosing
 
-def _close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False) -> bool:
-    if got.shape != want.shape:
-        return False
+def _agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False):
+    """Element by element: does `got` match `want` within the exercise's tolerance?"""
     if exercise.compare == "exact":
-        return bool((got == want).all()) or (equal_nan and torch.equal(got.isnan(), want.isnan()) and bool(
-            (got[~got.isnan()] == want[~want.isnan()]).all()))
+        return (got == want) | (equal_nan & got.isnan() & want.isnan())
     if exercise.compare == "elementwise":
-        return bool(torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=0,
-                                  equal_nan=equal_nan).all())
+        return torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=0, equal_nan=equal_nan)
     atol, rtol = tolerance(case)
-    return bool(torch.isclose(got, want, rtol=rtol, atol=atol, equal_nan=equal_nan).all())
+    return torch.isclose(got, want, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def _close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False) -> bool:
+    return got.shape == want.shape and bool(_agree(exercise, case, got, want, equal_nan).all())
 
 
 def _correct(exercise: Exercise, run: _Run) -> bool:
@@ -197,17 +200,18 @@ def _explains(exercise: Exercise, run: _Run, prediction: torch.Tensor) -> bool:
     unwritten = prediction.isnan()
     if unwritten.any():
         left = run.result[unwritten]
-        if not (bool((left == run.garbage).all()) or bool((left == exercise.identity).all())):
+        reset = exercise.identity is not None and bool((left == exercise.identity).all())
+        if not (bool((left == run.garbage).all()) or reset):
             return False
         return _close(exercise, run.case, run.result[~unwritten], prediction[~unwritten])
     return _close(exercise, run.case, run.result, prediction)
 
 
 def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: list[_Run]) -> list[str]:
-    codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]
+    codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]  # the likely cause: first
     if all(run.untouched for run in runs):
         returned = any(run.returned is not None for run in runs)
-        return ["returned_instead_of_out" if returned else "not_written", *codes]
+        return [*codes, "returned_instead_of_out" if returned else "not_written"]
     if not all(run.canaries_intact for run in runs):
         codes.append("out_of_bounds_write")
     passing = [run for run in runs if run not in failing]
@@ -219,15 +223,25 @@ def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: li
         codes.append("ignores_strides")
     wrong_values = [run for run in failing if not _close(exercise, run.case, run.result, run.expected)]
     # Stale results may be NaN (the sqrt of a negative garbage plus a sum): compare them NaN for NaN.
-    if wrong_values and all(_close(exercise, run.case, run.result, exercise.stale(run.expected, run.garbage)
-                                   .double().reshape(run.result.shape), equal_nan=True)
-                            for run in wrong_values):
+    stale_alone = bool(wrong_values) and all(
+        _close(exercise, run.case, run.result,
+               exercise.stale(run.expected, run.garbage).double().reshape(run.result.shape), equal_nan=True)
+        for run in wrong_values)
+    if stale_alone:
         codes.append("stale_out")
     predictions = [exercise.predictions(run.case) for run in wrong_values]
     for code in sorted({code for p in predictions for code in p}):
-        if wrong_values and all(any(_explains(exercise, run, guess) for guess in p.get(code, []))
-                                for run, p in zip(wrong_values, predictions)):
+        if not wrong_values:
+            break
+        if all(any(_explains(exercise, run, guess) for guess in p.get(code, []))
+               for run, p in zip(wrong_values, predictions)):
             codes.append(code)
+        elif not stale_alone and all(
+                any(_explains(exercise, run, exercise.stale(guess.double(), run.garbage))
+                    for guess in [run.expected, *p.get(code, [])])
+                for run, p in zip(wrong_values, predictions)):
+            # Two mistakes at once: this one (where it shows), plus out not reset before the atomics.
+            codes += [c for c in ("stale_out", code) if c not in codes]
     if wrong_values and not codes:
         first = wrong_values[0]
         seed = runs.index(first)
@@ -254,24 +268,26 @@ def _fmt(value: float) -> str:
     return f"{value:.7g}"
 
 
-def _describe(run: _Run) -> tuple[str, str, str]:
+def _describe(exercise: Exercise, run: _Run) -> tuple[str, str, str]:
     """(expected, got, note) for one failing case."""
-    if not run.canaries_intact and torch.equal(run.result, run.expected):
-        return "", "", "values right, but memory around out was overwritten"
+    if _close(exercise, run.case, run.result, run.expected):
+        where = "memory around out was overwritten" if not run.canaries_intact else "an input was modified"
+        return "", "", f"values right, but {where}"
     if run.result.numel() == 1:
         got, want = run.result.item(), run.expected.item()
-        note = "out untouched" if got == run.garbage else f"off by {_fmt(got - want)}"
+        note = "never written (out's initial garbage)" if got == run.garbage else f"off by {_fmt(got - want)}"
         return _fmt(want), _fmt(got), note
-    bad = ~torch.isclose(run.result, run.expected, rtol=1e-6, atol=0)
-    index = int(bad.nonzero()[0, 0]) if bad.any() else 0
-    where = f"[{index}]"
-    return (f"{where} {_fmt(run.expected[index].item())}", f"{where} {_fmt(run.result[index].item())}",
+    bad = ~_agree(exercise, run.case, run.result.flatten(), run.expected.flatten())
+    index = int(bad.nonzero()[0, 0])
+    got = run.result.flatten()[index].item()
+    unwritten = " (never written)" if got == run.garbage else ""
+    return (f"[{index}] {_fmt(run.expected.flatten()[index].item())}", f"[{index}] {_fmt(got)}{unwritten}",
             f"{int(bad.sum())} of {bad.numel()} wrong")
 
 
 def _failure_report(exercise: Exercise, runs: list[_Run], failing: list[_Run], codes: list[str]) -> str:
     rows = [("case", "expected", "got", "")] + [
-        (run.case.name, *_describe(run)) for run in failing[:MAX_TABLE_ROWS]]
+        (run.case.name, *_describe(exercise, run)) for run in failing[:MAX_TABLE_ROWS]]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     table = "\n".join(lines)

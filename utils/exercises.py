@@ -53,7 +53,9 @@ class Exercise:
     reference: Callable[..., torch.Tensor]  # float64 inputs -> float64 result
     compare: str  # "elementwise", "sum" or "exact"
     predictions: Callable[[Case], dict[str, list[torch.Tensor]]] = field(default=lambda case: {})
-    identity: float = 0.0  # what the host resets out to before atomics: 0 for sums, -inf for a max
+    # What the host resets out to before atomics (0 for sums, -inf for a max); None: out is never reset,
+    # so an element left unwritten still holds the garbage.
+    identity: float | None = None
     repeats: int = 1  # > 1: also require bit-identical results across repeated runs (on the GPU)
     # What an accumulating kernel returns when out (or its scratch) still held `garbage`:
     stale: Callable[[torch.Tensor, float], torch.Tensor] = field(
@@ -316,10 +318,10 @@ def _total(id, signature, description, hint, op, **options) -> Exercise:
         mistakes=_mistakes(**(_SUM if op == "sum" else _MAX)), **options)
 
 
-def _rows(id, signature, description, hint) -> Exercise:
+def _rows(id, signature, description, hint, identity=None) -> Exercise:
     return Exercise(
         id=id, signature=signature, description=description, hint=hint, cases=_row_cases,
-        reference=lambda x: x.sum(dim=1), compare="sum", predictions=_row_predictions,
+        reference=lambda x: x.sum(dim=1), compare="sum", predictions=_row_predictions, identity=identity,
         mistakes=_mistakes(**_SUM))
 
 
@@ -363,7 +365,7 @@ EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in [
              "scratch, then take the sqrt once on the host.",
         cases=_l2_cases, reference=lambda x: (x * x).sum().sqrt().reshape(1), compare="sum",
         predictions=_l2_predictions, stale=lambda expected, garbage: (expected**2 + garbage).sqrt(),
-        mistakes=_mistakes(**_SUM)),
+        identity=0.0, mistakes=_mistakes(**_SUM)),
     _rows(
         "row_sum", "row_sum(x, out)",
         "out[r] = sum(x[r, :]) in fp32 for 2-D x of any strides, fp16 or fp32; one program per row",
@@ -373,7 +375,7 @@ EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in [
         "row_sum_split", "row_sum_split(x, out)",
         "row_sum with several programs per row, each adding its partial with one scalar tl.atomic_add",
         "a 2-D grid (rows, splits): each program sums its chunk of the row, then one "
-        "tl.atomic_add(out_ptr + row, partial); zero out on the host first."),
+        "tl.atomic_add(out_ptr + row, partial); zero out on the host first.", identity=0.0),
 ]}
 
 
