@@ -1,4 +1,4 @@
-"""Tests for utils.diagrams: the lane and tile pictures show what the launch parameters say."""
+"""Tests for utils.diagrams: the lane, tile, tree and combine pictures show what their inputs say."""
 
 import matplotlib
 
@@ -7,8 +7,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
 
-from utils.diagrams import lane_columns, lane_diagram, tile_diagram  # noqa: E402
+from utils.diagrams import (  # noqa: E402
+    combine_diagram,
+    lane_columns,
+    lane_diagram,
+    program_color,
+    reduction_tree_diagram,
+    tile_diagram,
+)
 
 
 def texts(fig, gid=None):
@@ -123,3 +132,95 @@ def test_figures_render_and_stay_closed(tmp_path):
     for name, fig in [("lane", lane), ("tile", tile)]:
         fig.savefig(tmp_path / f"{name}.png")
         assert (tmp_path / f"{name}.png").stat().st_size > 5_000
+
+
+def boxes(fig):
+    """The rectangles drawn in a figure's (only) axes, in drawing order."""
+    return [p for p in fig.axes[0].patches if isinstance(p, Rectangle)]
+
+
+def test_reduction_tree_of_eight_values():
+    fig = reduction_tree_diagram([3, 1, 4, 1, 5, 9, 2, 6])
+    assert len(boxes(fig)) == 8 + 4 + 2 + 1
+    assert texts(fig, "lane") == ["3", "1", "4", "1", "5", "9", "2", "6"]
+    assert texts(fig, "sum") == ["4", "5", "14", "8", "9", "22"]  # neighbours' sums, then sums of those
+    assert texts(fig, "root") == ["31"]
+    assert len([p for p in fig.axes[0].patches if p.get_gid() == "edge"]) == 2 * (4 + 2 + 1)
+    assert [t for t in texts(fig, "row") if t.startswith("step")] == ["step 1", "step 2", "step 3"]
+    assert fig.axes[0].get_title() == "tl.sum of an 8-lane tile: log2(8) = 3 steps"
+    assert not texts(fig, "warp") and not texts(fig, "scope")  # no num_warps, no warp marking
+
+
+def test_reduction_tree_marks_steps_within_and_across_warps():
+    fig = reduction_tree_diagram(torch.arange(1.0, 17.0), num_warps=4)
+    assert texts(fig, "root") == ["136"]
+    assert fig.axes[0].get_title() == "tl.sum of a 16-lane tile: log2(16) = 4 steps"
+    assert texts(fig, "warp") == ["warp 0", "warp 1", "warp 2", "warp 3"]
+    assert texts(fig, "scope") == ["within a warp", "across warps"]
+    within, across = texts(fig, "scope-detail")
+    assert "shfl.sync.bfly" in within and "shared memory" in across and "barrier" in across
+    colors = [to_hex(p.get_facecolor()) for p in boxes(fig)]
+    # 4 lanes per warp: steps 1 and 2 (8 and 4 boxes) keep a warp's colour, steps 3 and 4 combine warps
+    assert colors[:16] == [program_color(lane // 4) for lane in range(16)]
+    assert colors[16:28] == [program_color(j // 2) for j in range(8)] + [program_color(j) for j in range(4)]
+    assert colors[28:] == ["#ffffff"] * 3
+
+
+@pytest.mark.parametrize("num_warps, scopes", [(1, ["within a warp"]), (16, ["across warps"])])
+def test_reduction_tree_one_warp_or_one_lane_per_warp(num_warps, scopes):
+    fig = reduction_tree_diagram(torch.ones(16), num_warps=num_warps)
+    assert texts(fig, "scope") == scopes
+    assert len(texts(fig, "warp")) == num_warps
+
+
+def test_combine_diagram_four_programs():
+    fig = combine_diagram([10.0, 26.0, 42.0, 58.0])
+    assert texts(fig, "pid") == ["pid 0", "pid 1", "pid 2", "pid 3"]
+    assert texts(fig, "partial") == ["10", "26", "42", "58"]
+    assert texts(fig, "total") == ["136"]
+    assert len([p for p in fig.axes[0].patches if p.get_gid() == "edge"]) == 4  # one atomic add each
+    assert [to_hex(p.get_facecolor()) for p in boxes(fig)[:4]] == [program_color(pid) for pid in range(4)]
+    assert any(t.startswith("4 atomic adds to one address") and "order the hardware chooses" in t
+               for t in texts(fig, "note"))
+    assert not texts(fig, "ellipsis")
+
+
+def test_combine_diagram_many_programs_is_compressed():
+    fig = combine_diagram(torch.arange(1000.0), max_programs=8)
+    assert texts(fig, "pid") == [f"pid {pid}" for pid in range(7)] + ["pid 999"]
+    assert texts(fig, "partial") == ["0", "1", "2", "3", "4", "5", "6", "999"]
+    assert texts(fig, "ellipsis") == ["…"]
+    assert texts(fig, "total") == ["499500"]  # all 1000 partials, not only the drawn ones
+    assert any("8 of 1000 shown" in t for t in texts(fig, "note"))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: reduction_tree_diagram([1.0, 2.0, 3.0]), "power-of-two tile"),
+    (lambda: reduction_tree_diagram([1.0]), "power-of-two"),
+    (lambda: reduction_tree_diagram(torch.ones(32)), "at most 16 lanes"),
+    (lambda: reduction_tree_diagram(torch.ones(2, 4)), "1-D"),
+    (lambda: reduction_tree_diagram(torch.ones(8), num_warps=3), "num_warps must be a power of two"),
+    (lambda: reduction_tree_diagram(torch.ones(8), num_warps=16), r"from 1 to len\(values\) = 8"),
+    (lambda: combine_diagram([]), "non-empty 1-D"),
+    (lambda: combine_diagram(torch.ones(4), max_programs=1), "at least 2"),
+])
+def test_bad_reduction_arguments_say_what_is_wrong(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_reduction_figures_render_stay_closed_and_draw_into_given_axes(tmp_path):
+    before = plt.get_fignums()
+    tree = reduction_tree_diagram(torch.randn(16), num_warps=4)
+    combine = combine_diagram(torch.randn(300))
+    assert plt.get_fignums() == before
+    for name, fig in [("tree", tree), ("combine", combine)]:
+        fig.savefig(tmp_path / f"{name}.png")
+        assert (tmp_path / f"{name}.png").stat().st_size > 5_000
+    fig, (left, right) = plt.subplots(1, 2)
+    try:
+        assert reduction_tree_diagram([1, 2, 3, 4], ax=left, title="tree") is fig
+        assert combine_diagram([1, 2], ax=right, title="combine") is fig
+        assert (left.get_title(), right.get_title()) == ("tree", "combine")
+    finally:
+        plt.close(fig)

@@ -1,15 +1,17 @@
 """Pictures of a Triton launch drawn from the launch's own parameters: `lane_diagram` shows one program's
 lanes (`tl.arange`, offsets, mask, loaded values), `tile_diagram` how the grid `cdiv(n, BLOCK_SIZE)` cuts
-[0, n) into one tile per program. The shared look (a colour per program, the masked style, fonts, box
-sizes) is the constants and helpers at the top, for later diagrams to reuse. Each function returns its
-Figure already closed to pyplot: a cell ending with the call shows it once, and no figure stays open.
+[0, n) into one tile per program, `reduction_tree_diagram` how `tl.sum` turns one tile into a scalar, and
+`combine_diagram` how the programs' partial sums meet in one output through atomic adds. The shared look
+(a colour per program, the masked style, fonts, box sizes) is the constants and helpers at the top, for
+later diagrams to reuse. Each function returns its Figure already closed to pyplot: a cell ending with the
+call shows it once, and no figure stays open.
 """
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import torch
-from matplotlib.patches import Rectangle
+from matplotlib.patches import FancyArrowPatch, Rectangle
 
 # The shared look. Program `pid` is always PROGRAM_COLORS[pid % 9]: matplotlib's tab10 without its grey
 # (grey means "masked"), mixed half-way to white so that black text on it stays readable.
@@ -229,4 +231,190 @@ def tile_diagram(n, block_size, *, ax=None, title=None, max_programs=12):
             for i in range(1, block_size):
                 ax.plot([x0 + tile_w * i / block_size] * 2, [bar_y, bar_y + bar_h], color=EDGE_COLOR,
                         linewidth=0.4, alpha=0.5)
+    return fig
+
+
+def arrow(ax, start, end, *, gid=None, **style):
+    """A thin arrow from start to end (data coordinates) in the edge colour: data flowing between boxes."""
+    style = {"arrowstyle": "-|>", "mutation_scale": 9, "color": EDGE_COLOR, "linewidth": 0.9, **style}
+    ax.add_patch(FancyArrowPatch(start, end, shrinkA=1, shrinkB=1, gid=gid, **style))
+
+
+def row_label(ax, x, y, name, code):
+    """A row's name in bold and, under it in small grey code font, what computes it; right-aligned at x,
+    (x, y) the lower-right corner of a box-high row. The same labels as `lane_diagram`'s rows."""
+    ax.text(x, y + BOX_H * 0.62, name, ha="right", va="center", weight="bold", gid="row", **LABEL_FONT)
+    ax.text(x, y + BOX_H * 0.22, code, ha="right", va="center", color=MASKED_TEXT_COLOR,
+            **{**VALUE_FONT, "size": 8})
+
+
+def value_size(texts) -> float:
+    """One font size for a row of numbers, so that they line up; smaller when a long text would crowd a box.
+    The same rule as `lane_diagram`'s rows."""
+    return max(8.0, VALUE_FONT["size"] - 0.75 * max(0, max(len(text) for text in texts) - 4))
+
+
+def is_power_of_two(k) -> bool:
+    return not isinstance(k, bool) and isinstance(k, int) and k > 0 and not k & (k - 1)
+
+
+MAX_TREE_LANES = 16  # more lanes make boxes too narrow for their numbers within MAX_FIG_WIDTH
+
+
+def reduction_tree_diagram(values, *, num_warps=None, ax=None, title=None):
+    """How `tl.sum` reduces one tile: a balanced tree of pairwise sums, log2(n) steps from n lanes to one.
+
+    values is the tile: n values, n a power of two from 2 to MAX_TREE_LANES. With num_warps, the tile is drawn
+    spread evenly over that many warps (n / num_warps lanes each, coloured by warp): the first
+    log2(n / num_warps) steps stay within a warp (register shuffles, `shfl.sync.bfly`), the last
+    log2(num_warps) go across warps (shared memory and a barrier). The drawing pairs neighbouring lanes; the
+    compiled butterfly pairs them in another order, with the same shape: log2(n) steps, each halving the
+    number of partial sums.
+    """
+    values = torch.as_tensor(values)
+    if values.dim() != 1:
+        raise ValueError(f"values must be 1-D (one tile), got shape {tuple(values.shape)}")
+    n = values.numel()
+    if not is_power_of_two(n) or n < 2:
+        raise ValueError(f"values must hold a power-of-two number of elements (tl.sum's tree needs a "
+                         f"power-of-two tile: every step adds pairs), got {n}")
+    if n > MAX_TREE_LANES:
+        raise ValueError(f"at most {MAX_TREE_LANES} lanes fit the drawing, got {n}: draw a slice such as "
+                         f"x[:{MAX_TREE_LANES}]")
+    if num_warps is not None and not (is_power_of_two(num_warps) and num_warps <= n):
+        raise ValueError(f"num_warps must be a power of two from 1 to len(values) = {n} (the tile is split "
+                         f"evenly over the warps), got {num_warps!r}")
+    steps = n.bit_length() - 1
+    levels = [values.detach().cpu().tolist()]  # levels[k][j]: the sum of lanes j * 2**k ..< (j + 1) * 2**k
+    while len(levels[-1]) > 1:
+        below = levels[-1]
+        levels.append([below[2 * j] + below[2 * j + 1] for j in range(len(below) // 2)])
+    lanes_per_warp = n // num_warps if num_warps else n
+    warp_steps = lanes_per_warp.bit_length() - 1  # steps 1..warp_steps stay inside one warp
+
+    def color(k, j):  # a warp's colour while the partial sum stays in that warp; white once warps combine
+        if num_warps is None:
+            return program_color(0)
+        return program_color(j * 2**k // lanes_per_warp) if k <= warp_steps else "white"
+
+    step, rise, line_h = BOX_W + GAP, 0.6, 0.42  # rise: the gap between levels, for the arrows
+    label_w = 2.5
+    scope_w = 2.9 if num_warps else 0.0
+    top_h = 0.5 if num_warps else 0.15
+    notes = ["a fixed tree: every run adds the same pairs in the same order"]
+    caption_h = line_h * len(notes) + 0.35
+    height = top_h + (steps + 1) * BOX_H + steps * rise + caption_h
+    width = label_w + n * step + scope_w
+    article = "an" if n == 8 else "a"
+    title = title or f"tl.sum of {article} {n}-lane tile: log2({n}) = {steps} step" + "s" * (steps != 1)
+    fig, ax = new_axes(ax, width, height, title, notes)
+
+    def y_of(k):  # lower edge of level k's boxes
+        return height - top_h - BOX_H - k * (BOX_H + rise)
+
+    def x_of(k, j):  # centre of level k's box j: under the middle of the lanes it sums
+        return label_w + (j * 2**k + (2**k - 1) / 2) * step + BOX_W / 2
+
+    for k, level in enumerate(levels):
+        y = y_of(k)
+        if k == 0:
+            row_label(ax, label_w - 0.2, y, "lanes", f"{n} values")
+        else:
+            sums = f"{len(level)} sum" + "s" * (len(level) > 1)
+            row_label(ax, label_w - 0.2, y, f"step {k}", f"{sums} of {2**k}")
+        texts = [fmt(v) for v in level]
+        size = value_size(texts)
+        for j, text in enumerate(texts):
+            draw_box(ax, x_of(k, j) - BOX_W / 2, y, text, color=color(k, j), gid="root" if k == steps else
+                     "lane" if k == 0 else "sum", size=size)
+            if k:
+                for child in (2 * j, 2 * j + 1):
+                    arrow(ax, (x_of(k - 1, child), y_of(k - 1)), (x_of(k, j), y + BOX_H), gid="edge")
+    ax.patches[-3].set_linewidth(2)  # the root's box (its two arrows follow it): the scalar tl.sum returns
+    if num_warps:
+        for w in range(num_warps):
+            x_mid = label_w + (w + 0.5) * lanes_per_warp * step - GAP / 2
+            ax.text(x_mid, height - top_h / 2, f"warp {w}" if lanes_per_warp > 1 else f"w{w}", ha="center",
+                    va="center", weight="bold", gid="warp", **LABEL_FONT)
+        scopes = [(1, warp_steps, "within a warp", "register shuffles\n(shfl.sync.bfly)"),
+                  (warp_steps + 1, steps, "across warps", "shared memory\n+ barrier")]
+        x_bracket = label_w + n * step + 0.2
+        for first, last, name, detail in scopes:
+            if first > last:
+                continue
+            top, bottom = y_of(first) + BOX_H, y_of(last)
+            ax.plot([x_bracket - 0.15, x_bracket, x_bracket, x_bracket - 0.15], [top, top, bottom, bottom],
+                    color=EDGE_COLOR, linewidth=1)
+            middle = (top + bottom) / 2
+            ax.text(x_bracket + 0.3, middle + 0.05, name, ha="left", va="bottom", weight="bold", gid="scope",
+                    **LABEL_FONT)
+            ax.text(x_bracket + 0.3, middle, detail, ha="left", va="top", color=MASKED_TEXT_COLOR,
+                    gid="scope-detail", linespacing=1.1, **{**LABEL_FONT, "size": 9})
+    for i, note in enumerate(notes):
+        ax.text(width / 2, caption_h - 0.1 - (i + 0.5) * line_h, note, ha="center", va="center",
+                color=MASKED_TEXT_COLOR, gid="note", **LABEL_FONT)
+    return fig
+
+
+def combine_diagram(partials, *, ax=None, title=None, max_programs=8):
+    """The combine step of a sum with atomics: each of G programs adds its partial sum to out[0] with
+    `tl.atomic_add`; out[0] ends up holding their total. partials holds the G per-program partial sums (any
+    device); beyond max_programs programs only the first max_programs - 1 and the last are drawn."""
+    partials = torch.as_tensor(partials)
+    if partials.dim() != 1 or partials.numel() == 0:
+        raise ValueError(f"partials must be a non-empty 1-D tensor (one partial sum per program), got shape "
+                         f"{tuple(partials.shape)}")
+    if max_programs < 2:
+        raise ValueError(f"max_programs must be at least 2, got {max_programs}")
+    grid = partials.numel()
+    columns = elided(grid, max_programs - 1, 1)
+    drawn = [pid for pid in columns if pid is not None]
+    # Only the drawn partials and the total leave the GPU.
+    partials = partials.detach()
+    index = torch.tensor(drawn, dtype=torch.long, device=partials.device)
+    shown = dict(zip(drawn, partials[index].cpu().tolist(), strict=True))
+    total = (partials.double() if partials.is_floating_point() else partials).sum().item()
+    adds = f"{grid} atomic add" + "s" * (grid != 1)
+    notes = [f"{adds} to one address, applied one at a time in an order the hardware chooses",
+             "(float addition is not associative: the last bits of out[0] can change from run to run)"]
+    if None in columns:
+        notes.append(f"{ELLIPSIS} stands for programs not drawn ({len(drawn)} of {grid} shown)")
+    texts = [fmt(shown[pid]) for pid in drawn]
+    box_w = max(1.4, MONO_CHAR_W * max(len(t) for t in texts) + 0.4)
+    label_w, col_w, line_h, pid_h, fall = 4.0, box_w + 2 * GAP, 0.42, 0.45, 1.4
+    out_text = fmt(total)
+    out_w = max(2.0, MONO_CHAR_W * len(out_text) + 0.6)
+    caption_h = line_h * len(notes) + 0.35
+    height = pid_h + 2 * BOX_H + fall + caption_h
+    # The programs' columns, centred over a wide enough out box when there are only one or two of them.
+    col_x = label_w + max(0.0, out_w + 0.4 - len(columns) * col_w) / 2
+    width = max(label_w + len(columns) * col_w, label_w + out_w + 0.4)
+    who = f"{grid} programs: each adds its" if grid > 1 else "1 program: it adds its"
+    fig, ax = new_axes(ax, width, height, title or f"grid = {who} partial sum to out[0]", notes)
+    y_partial, y_out = height - pid_h - BOX_H, caption_h
+    x_out = (label_w + width) / 2  # centre of the out box
+    row_label(ax, label_w - 0.2, y_partial, "partial", "tl.sum(x, axis=0)")
+    row_label(ax, label_w - 0.2, y_partial - BOX_H / 2 - fall / 2, "combine",
+              "tl.atomic_add(out_ptr, partial)")
+    row_label(ax, label_w - 0.2, y_out, "out[0]", "zeroed before launch")
+    size = value_size(texts)
+    spread = (out_w - 0.4) / max(len(columns) - 1, 1)  # arrows end side by side along the out box's top
+    for c, pid in enumerate(columns):
+        x_mid = col_x + (c + 0.5) * col_w
+        end = (x_out + (c - (len(columns) - 1) / 2) * spread, y_out + BOX_H)
+        if pid is None:
+            ax.text(x_mid, y_partial + BOX_H / 2, ELLIPSIS, ha="center", va="center", gid="ellipsis",
+                    **{**LABEL_FONT, "size": 16})
+            arrow(ax, (x_mid, y_partial), end, color=MASKED_TEXT_COLOR, linestyle="--", gid="edge")
+            continue
+        ax.text(x_mid, height - pid_h / 2, f"pid {pid}", ha="center", va="center", gid="pid", weight="bold",
+                **LABEL_FONT)
+        draw_box(ax, x_mid - box_w / 2, y_partial, fmt(shown[pid]), color=program_color(pid), w=box_w,
+                 gid="partial", size=size)
+        arrow(ax, (x_mid, y_partial), end, gid="edge")
+    draw_box(ax, x_out - out_w / 2, y_out, out_text, color="white", w=out_w, gid="total")
+    ax.patches[-1].set_linewidth(2)
+    for i, note in enumerate(notes):
+        ax.text(width / 2, caption_h - 0.2 - (i + 0.5) * line_h, note, ha="center", va="center",
+                color=MASKED_TEXT_COLOR, gid="note", **LABEL_FONT)
     return fig
