@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import torch
 
 FP32_EPS = torch.finfo(torch.float32).eps
+IDENTITIES = {"sum": 0.0, "max": -math.inf, "min": math.inf}  # what a masked lane must load
 POWERS_OF_TWO = [2**k for k in range(4, 17)]  # block sizes a learner might have picked: 16 .. 65536
 
 
@@ -78,6 +79,7 @@ def _values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "large": (2 * u - 1) * 1e20,
         "ones": torch.ones(n, dtype=torch.float64),
         "ascending": (2 * u - 1).sort().values,  # the maximum sits in the very last tile
+        "descending": (2 * u - 1).sort(descending=True).values,  # and here the minimum
     }[kind]
     return data.to(dtype)
 
@@ -86,7 +88,7 @@ def _vector_sizes(large: bool) -> list[tuple[int, str]]:
     """(N, value kind): N = 1, below, equal to and past the common block sizes, and a big ragged N."""
     sizes = [(1, "mixed"), (3, "negative"), (100, "positive"), (128, "mixed"), (1000, "negative"),
              (1024, "mixed"), (1025, "positive"), (3000, "mixed"), (4096, "negative"), (8191, "large"),
-             (2**15 + 3, "mixed"), (2**15 + 2000, "ascending")]
+             (2**15 + 3, "mixed"), (2**15 + 2000, "ascending"), (2**15 + 1000, "descending")]
     if large:
         sizes += [(2**20, "positive"), (2**22 + 7, "mixed")]
     return sizes
@@ -161,12 +163,12 @@ def _tiles(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
 
 
 def _scalar_predictions(case: Case, op: str) -> dict[str, list[torch.Tensor]]:
-    """Predictions for whole-array reductions to one scalar (op: "sum" or "max")."""
+    """Predictions for whole-array reductions to one scalar (op: "sum", "max" or "min")."""
     x = case.inputs[0].double()
     n = x.numel()
-    reduce = (lambda t: t.sum()) if op == "sum" else (lambda t: t.max())
-    identity = 0.0 if op == "sum" else -math.inf
-    wrong_others = [-math.inf, math.inf, 1.0] if op == "sum" else [0.0]
+    reduce = {"sum": lambda t: t.sum(), "max": lambda t: t.max(), "min": lambda t: t.min()}[op]
+    identity = IDENTITIES[op]
+    wrong_others = {"sum": [-math.inf, math.inf, 1.0], "max": [0.0, math.inf], "min": [0.0, -math.inf]}[op]
     out: dict[str, list[torch.Tensor]] = {k: [] for k in
                                           ("wrong_sentinel", "missing_program_offset", "first_tile_only",
                                            "tail_not_processed")}
@@ -175,7 +177,7 @@ def _scalar_predictions(case: Case, op: str) -> dict[str, list[torch.Tensor]]:
         first = x[: min(b, n)]
         out["wrong_sentinel"] += [reduce(_padded(x, b, v)) for v in wrong_others if n % b]
         if grid > 1:
-            out["missing_program_offset"].append(grid * first.sum() if op == "sum" else first.max())
+            out["missing_program_offset"].append(grid * first.sum() if op == "sum" else reduce(first))
             out["first_tile_only"].append(reduce(first))
         if n % b:  # grid n // b; when n < b no program runs: out stays as it was (NaN: unwritten),
             kept = (n // b) * b  # or a second stage reduces zero partials to the identity
@@ -185,7 +187,7 @@ def _scalar_predictions(case: Case, op: str) -> dict[str, list[torch.Tensor]]:
         for b2 in _blocks(grid):
             if b2 < grid:
                 out["first_tile_only"].append(reduce(x[: b * b2]))
-    if op == "max":  # for a max, an offset-less program sees exactly the first tile: one diagnosis
+    if op != "sum":  # for a max or min, an offset-less program sees exactly the first tile: one diagnosis
         out["first_tile_only"] += out.pop("missing_program_offset")
     return out
 
@@ -294,6 +296,7 @@ def _mistakes(**fill: str) -> dict[str, Mistake]:
 
 _SUM = dict(identity="other=0.0 for a sum", reset="out.zero_() before the launch")
 _MAX = dict(identity="other=float('-inf') for a max", reset="out.fill_(float('-inf')) before tl.atomic_max")
+_MIN = dict(identity="other=float('inf') for a min", reset="out.fill_(float('inf')) before tl.atomic_min")
 
 
 def _elementwise(id, signature, description, hint, op, arity=1) -> Exercise:
@@ -305,17 +308,18 @@ def _elementwise(id, signature, description, hint, op, arity=1) -> Exercise:
 
 
 def _total(id, signature, description, hint, op, **options) -> Exercise:
-    """An exercise that reduces the whole input to out[0] with `op` ("sum" or "max")."""
+    """An exercise that reduces the whole input to out[0] with `op` ("sum", "max" or "min")."""
+    reference = {"sum": lambda x: x.sum().reshape(1), "max": lambda x: x.max().reshape(1),
+                 "min": lambda x: x.min().reshape(1)}[op]
+    stale = {"sum": lambda expected, garbage: expected + garbage,  # what atomics onto a stale out give
+             "max": lambda expected, garbage: expected.clamp(min=garbage),
+             "min": lambda expected, garbage: expected.clamp(max=garbage)}[op]
     return Exercise(
         id=id, signature=signature, description=description, hint=hint,
-        cases=options.pop("cases", _vector_cases),
-        reference=(lambda x: x.sum().reshape(1)) if op == "sum" else (lambda x: x.max().reshape(1)),
+        cases=options.pop("cases", _vector_cases), reference=reference,
         compare="sum" if op == "sum" else "exact",
-        predictions=lambda case: _scalar_predictions(case, op),
-        stale=(lambda expected, garbage: expected + garbage) if op == "sum" else (
-            lambda expected, garbage: expected.clamp(min=garbage)),
-        identity=0.0 if op == "sum" else -math.inf,
-        mistakes=_mistakes(**(_SUM if op == "sum" else _MAX)), **options)
+        predictions=lambda case: _scalar_predictions(case, op), stale=stale, identity=IDENTITIES[op],
+        mistakes=_mistakes(**{"sum": _SUM, "max": _MAX, "min": _MIN}[op]), **options)
 
 
 def _rows(id, signature, description, hint, identity=None) -> Exercise:
@@ -358,6 +362,11 @@ EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in [
         "out[0] = max(x) for any N: partial maxima, then one program",
         "stage 1 stores each program's tl.max into scratch; stage 2, one program, reduces the partials.",
         op="max"),
+    _total(
+        "min_two_stage", "min_two_stage(x, out)",
+        "out[0] = min(x) for any N: partial minima, then one program",
+        "the two-stage max with tl.min, and the identity of a min, other=float('inf'), for masked lanes.",
+        op="min"),
     Exercise(
         id="l2_norm", signature="l2_norm(x, out)",
         description="out[0] = sqrt(sum(x * x)): square inside the reduction, sqrt after the combine",
