@@ -128,10 +128,16 @@ def _guarded_input(data: torch.Tensor, layout: str, device: str, seed: int) -> t
     return view
 
 
-def _garbage(seed: int) -> float:
-    """What out holds before the call: a different value every case, alternating in sign."""
+def _garbage(seed: int, case: Case) -> float:
+    """What out holds before the call: a different value every case, alternating in sign.
+
+    It is scaled with the case (largest |x| times sqrt(N)) so that, added to a huge sum, it still stands
+    out from rounding error, and rounded to float32 so that an untouched out equals it exactly.
+    """
     g = torch.Generator().manual_seed(10_000 + seed)
-    return (1 if seed % 2 else -1) * (1000 + float(torch.randint(0, 1000, (1,), generator=g)))
+    scale = max(1.0, case.inputs[0].abs().max().item() if case.n else 1.0) * math.sqrt(case.n)
+    value = (1 if seed % 2 else -1) * (1000 + float(torch.randint(0, 1000, (1,), generator=g))) * scale
+    return float(torch.tensor(value, dtype=torch.float32))
 
 
 def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed: int = 0) -> _Run:
@@ -139,7 +145,7 @@ def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed
                    for i, x in enumerate(case.inputs))
     numel = math.prod(case.out_shape)
     guard = _guard_size(numel)
-    garbage = _garbage(seed)
+    garbage = _garbage(seed, case)
     out_buffer = torch.full((2 * guard + numel,), CANARY, dtype=torch.float32, device=device)
     out = out_buffer[guard: guard + numel].view(case.out_shape)
     out.fill_(garbage)
