@@ -56,8 +56,11 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
         with open(path, "w") as f:
             f.write(code)
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-        subprocess.run([sys.executable, "-c", _COMPILE_SCRIPT, path, function.__name__, json.dumps(signature),
-                        json.dumps(constexprs), str(arch), str(num_warps), out], env=env, check=True)
+        done = subprocess.run([sys.executable, "-c", _COMPILE_SCRIPT, path, function.__name__,
+                               json.dumps(signature), json.dumps(constexprs), str(arch), str(num_warps), out],
+                              env=env, capture_output=True, text=True)
+        if done.returncode != 0:  # show the compiler's own message, not a bare CalledProcessError
+            raise RuntimeError(f"compiling {function.__name__} for sm_{arch} failed:\n{done.stderr[-3000:]}")
         with open(out) as f:
             return json.load(f)
 
