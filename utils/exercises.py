@@ -19,7 +19,9 @@ import torch
 
 FP32_EPS = torch.finfo(torch.float32).eps
 IDENTITIES = {"sum": 0.0, "max": -math.inf, "min": math.inf}  # what a masked lane must load
-POWERS_OF_TWO = [2**k for k in range(4, 17)]  # block sizes a learner might have picked: 16 .. 65536
+# Block sizes a learner might have picked, 16 .. 65536, tried for every N: even N = 1 matters, since
+# BLOCK_SIZE = 1024 leaves it 1023 masked lanes.
+POWERS_OF_TWO = [2**k for k in range(4, 17)]
 
 
 @dataclass(frozen=True)
@@ -149,10 +151,6 @@ def _row_cases(large: bool) -> list[Case]:
 # What the common mistakes produce. Each returns, per mistake code, the list of results that mistake
 # could have produced on this case (one per block size the learner might have used).
 
-def _blocks(n: int) -> list[int]:
-    return POWERS_OF_TWO  # even N=1 matters: with BLOCK_SIZE=1024 it leaves 1023 masked lanes
-
-
 def _padded(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
     pad = -x.numel() % block
     return torch.cat([x, torch.full((pad,), value, dtype=x.dtype)])
@@ -172,7 +170,7 @@ def _scalar_predictions(case: Case, op: str) -> dict[str, list[torch.Tensor]]:
     out: dict[str, list[torch.Tensor]] = {k: [] for k in
                                           ("wrong_sentinel", "missing_program_offset", "first_tile_only",
                                            "tail_not_processed")}
-    for b in _blocks(n):
+    for b in POWERS_OF_TWO:
         grid = -(-n // b)
         first = x[: min(b, n)]
         out["wrong_sentinel"] += [reduce(_padded(x, b, v)) for v in wrong_others if n % b]
@@ -184,7 +182,7 @@ def _scalar_predictions(case: Case, op: str) -> dict[str, list[torch.Tensor]]:
             out["tail_not_processed"] += [reduce(x[:kept])] if kept else [torch.tensor(math.nan),
                                                                           torch.tensor(identity)]
         # A two-stage kernel whose stage 2 reads only its first block of partials.
-        for b2 in _blocks(grid):
+        for b2 in POWERS_OF_TWO:
             if b2 < grid:
                 out["first_tile_only"].append(reduce(x[: b * b2]))
     if op != "sum":  # for a max or min, an offset-less program sees exactly the first tile: one diagnosis
@@ -200,7 +198,7 @@ def _l2_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
     out["missing_sqrt"] = [(x * x).sum()]
     out["square_after_reduce"] = [x.sum().abs()]
     out["sqrt_before_combine"] = []
-    for b in _blocks(x.numel()):
+    for b in POWERS_OF_TWO:
         tiles = _tiles(x, b, 0.0)
         squared_sums = (tiles.sum(dim=1) ** 2).sum()
         out["square_after_reduce"] += [squared_sums.sqrt(), squared_sums]
@@ -214,7 +212,7 @@ def _elementwise_predictions(case: Case, op: Callable[..., torch.Tensor]) -> dic
     n = case.n
     full = op(*(x.double() for x in case.inputs))
     out: dict[str, list[torch.Tensor]] = {"missing_program_offset": [], "tail_not_processed": []}
-    for b in _blocks(n):
+    for b in POWERS_OF_TWO:
         if b < n:
             out["missing_program_offset"].append(_prefix_written(full, b))
         if n % b:
@@ -232,7 +230,7 @@ def _row_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
     x = case.inputs[0].double()
     rows, cols = x.shape
     out: dict[str, list[torch.Tensor]] = {"first_tile_only": [], "missing_row_offset": []}
-    for b in _blocks(cols):
+    for b in POWERS_OF_TWO:
         if b < cols:
             out["first_tile_only"].append(x[:, :b].sum(dim=1))
     if rows > 1:
