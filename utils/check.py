@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
-from utils.exercises import EXERCISES, Case, Exercise, tolerance
+from utils.exercises import EXERCISES, Case, Exercise
 
 CANARY = -31337.0  # fills the zones around out; a learner's kernel has no reason to write this value
 MAX_TABLE_ROWS = 8
@@ -184,8 +184,11 @@ def _agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor
         return (got == want) | (equal_nan & got.isnan() & want.isnan())
     if exercise.compare == "elementwise":
         return torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=0, equal_nan=equal_nan)
-    atol, rtol = tolerance(case)
-    return torch.isclose(got, want, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    atol, rtol = exercise.tolerance(case)  # atol: one number, or one per element of out
+    atol = torch.as_tensor(atol, dtype=torch.float64).reshape(-1)
+    atol = atol.expand(got.numel()).reshape(got.shape) if atol.numel() > 1 else atol[0]
+    close = ((got - want).abs() <= atol + rtol * want.abs()) & want.isfinite()
+    return close | (got == want) | (equal_nan & got.isnan() & want.isnan())  # == matches infinities
 
 
 def _close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False) -> bool:
@@ -209,8 +212,7 @@ def _explains(exercise: Exercise, run: _Run, prediction: torch.Tensor) -> bool:
         reset = exercise.identity is not None and bool((left == exercise.identity).all())
         if not (bool((left == run.garbage).all()) or reset):
             return False
-        return _close(exercise, run.case, run.result[~unwritten], prediction[~unwritten])
-    return _close(exercise, run.case, run.result, prediction)
+    return bool((_agree(exercise, run.case, run.result, prediction) | unwritten).all())
 
 
 def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: list[_Run]) -> list[str]:
@@ -221,12 +223,10 @@ def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: li
     if not all(run.canaries_intact for run in runs):
         codes.append("out_of_bounds_write")
     passing = [run for run in runs if run not in failing]
-    if failing and all(run.case.inputs[0].dtype == torch.float16 for run in failing) and any(
-            run.case.inputs[0].dtype == torch.float32 for run in passing):
-        codes.append("fp16_accumulation")
-    if failing and all(run.case.layout != "contiguous" for run in failing) and any(
-            run.case.layout == "contiguous" and run.case.inputs[0].dim() == 2 for run in passing):
-        codes.append("ignores_strides")
+    for trait, code in exercise.trait_mistakes.items():  # e.g. only the fp16 cases fail
+        if failing and all(trait in run.case.traits for run in failing) and any(
+                trait not in run.case.traits for run in passing):
+            codes.append(code)
     wrong_values = [run for run in failing if not _close(exercise, run.case, run.result, run.expected)]
     # Stale results may be NaN (the sqrt of a negative garbage plus a sum): compare them NaN for NaN.
     stale_alone = bool(wrong_values) and all(
@@ -241,7 +241,7 @@ def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: li
             break
         if all(any(_explains(exercise, run, guess) for guess in p.get(code, []))
                for run, p in zip(wrong_values, predictions)):
-            codes.append(code)
+            codes += [code] if code not in codes else []
         elif not stale_alone and all(
                 any(_explains(exercise, run, exercise.stale(guess.double(), run.garbage))
                     for guess in [run.expected, *p.get(code, [])])
@@ -252,9 +252,10 @@ def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: li
         first = wrong_values[0]
         seed = runs.index(first)
         again = _run(exercise, first.case, fn, device, seed, poison_seed=1)
-        atol, _ = tolerance(first.case)
-        if not torch.allclose(first.result, again.result, rtol=1e-3, atol=max(atol, 1e-3), equal_nan=True):
+        if not _close(exercise, first.case, first.result, again.result, equal_nan=True):
             codes.append("out_of_bounds_read")
+        elif all(run.result.isnan().any() and not run.expected.isnan().any() for run in wrong_values):
+            codes.append("produced_nan")
     return codes or ["wrong_values"]
 
 
@@ -281,7 +282,8 @@ def _describe(exercise: Exercise, run: _Run) -> tuple[str, str, str]:
         return "", "", f"values right, but {where}"
     if run.result.numel() == 1:
         got, want = run.result.item(), run.expected.item()
-        note = "never written (out's initial garbage)" if got == run.garbage else f"off by {_fmt(got - want)}"
+        note = ("never written (out's initial garbage)" if got == run.garbage else
+                "NaN" if math.isnan(got) else f"off by {_fmt(got - want)}")
         return _fmt(want), _fmt(got), note
     bad = ~_agree(exercise, run.case, run.result.flatten(), run.expected.flatten())
     index = int(bad.nonzero()[0, 0])

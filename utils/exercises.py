@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 import torch
 
 FP32_EPS = torch.finfo(torch.float32).eps
-IDENTITIES = {"sum": 0.0, "max": -math.inf, "min": math.inf}  # what a masked lane must load
 # Block sizes a learner might have picked, 16 .. 65536, tried for every N: even N = 1 matters, since
 # BLOCK_SIZE = 1024 leaves it 1023 masked lanes.
 POWERS_OF_TWO = [2**k for k in range(4, 17)]
@@ -32,6 +31,9 @@ class Case:
     inputs: tuple[torch.Tensor, ...]
     out_shape: tuple[int, ...]
     layout: str = "contiguous"  # 2-D inputs only: "contiguous", "transposed" or "sliced"
+    # What is special about this case ("fp16", "strided", "offset"): a mistake that shows only on the
+    # cases with a trait is named by Exercise.trait_mistakes.
+    traits: frozenset[str] = frozenset()
 
     @property
     def n(self) -> int:
@@ -44,6 +46,14 @@ class Mistake:
 
     code: str
     message: str
+
+
+def sum_tolerance(case: Case) -> tuple[float, float]:
+    """(atol, rtol) for a summed result: float32 rounding error grows with the number of terms."""
+    x = case.inputs[0].double()
+    terms = x.shape[-1] if x.dim() == 2 else x.numel()
+    grow = 16 * FP32_EPS * math.sqrt(terms + 1)
+    return grow * x.abs().max().item(), grow
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,10 @@ class Exercise:
     stale: Callable[[torch.Tensor, float], torch.Tensor] = field(
         default=lambda expected, garbage: expected + garbage)
     mistakes: dict[str, Mistake] = field(default_factory=dict)
+    # (atol, rtol) for compare="sum"; atol may be a tensor shaped like out (one tolerance per output).
+    tolerance: Callable[[Case], tuple[float | torch.Tensor, float]] = sum_tolerance
+    # trait -> mistake code, named when exactly the cases with that trait fail (see Case.traits).
+    trait_mistakes: dict[str, str] = field(default_factory=dict)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -82,6 +96,11 @@ def _values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "ones": torch.ones(n, dtype=torch.float64),
         "ascending": (2 * u - 1).sort().values,  # the maximum sits in the very last tile
         "descending": (2 * u - 1).sort(descending=True).values,  # and here the minimum
+        # Zeros, negative zeros and other values, for counting non-zeros: -0.0 == 0, so it is not counted.
+        "sparse": torch.where(u < 0.4, 0.0, torch.where(u < 0.6, -0.0, 4 * u - 3)),
+        "hot": 100 + 200 * u,  # exp(x) overflows float32 from x = 88.7
+        "cold": -200 - 200 * u,  # exp(x) is 0 in float32 below x = -103.3
+        "offset": 1e4 + (2 * u - 1),  # a mean far larger than the spread: sum(x^2) - n mean^2 cancels
     }[kind]
     return data.to(dtype)
 
@@ -114,10 +133,35 @@ def _max_single_tile_cases(large: bool) -> list[Case]:
     return [Case(_describe(n, k), (_values(n, k, seed=7 + i),), (1,)) for i, (n, k) in enumerate(sizes)]
 
 
-def _l2_cases(large: bool) -> list[Case]:
-    # "large" here is 1e15, not 1e20: the squares of 1e20 overflow fp32, which the plain kernel may do.
-    cases = _vector_cases(large)
-    return [Case(c.name, (c.inputs[0] * 1e-5,), c.out_shape) if "large" in c.name else c for c in cases]
+def _scaled_cases(large: bool) -> list[Case]:
+    """The vector cases with "large" at 1e15, not 1e20: squares of 1e20 overflow float32 (3.4e38)."""
+    return [Case(c.name.replace("large", "large (1e15)"), (c.inputs[0] * 1e-5,), c.out_shape)
+            if "large" in c.name else c for c in _vector_cases(large)]
+
+
+def _extra_cases(kinds: list[tuple[int, str]], seed: int, traits=frozenset(), out_shape=(1,)) -> list[Case]:
+    return [Case(_describe(n, kind), (_values(n, kind, seed=seed + i),), out_shape, traits=frozenset(traits))
+            for i, (n, kind) in enumerate(kinds)]
+
+
+def _count_cases(large: bool) -> list[Case]:
+    sparse = [(1, "sparse"), (5, "sparse"), (1000, "sparse"), (4097, "sparse"), (2**15 + 5, "sparse")]
+    if large:
+        sparse.append((2**22 + 3, "sparse"))
+    return _vector_cases(large) + _extra_cases(sparse, seed=500)
+
+
+def _logsumexp_cases(large: bool) -> list[Case]:
+    # "hot" and "cold" values make exp(x) overflow or underflow in float32 unless the max is subtracted.
+    extreme = [(1000, "hot"), (3, "hot"), (5000, "cold"), (2**15 + 9, "hot")]
+    return _vector_cases(large) + _extra_cases(extreme, seed=600, traits={"extreme"})
+
+
+def _mean_var_cases(large: bool) -> list[Case]:
+    # N >= 2 (a variance of one value is 0 either way); "offset" values sit at 1e4 with a spread of 1.
+    cases = [Case(c.name, c.inputs, (2,)) for c in _scaled_cases(large) if c.n > 1]
+    return cases + _extra_cases([(1000, "offset"), (4096, "offset"), (2**15 + 3, "offset")], seed=700,
+                                traits={"offset"}, out_shape=(2,))
 
 
 def _row_cases(large: bool) -> list[Case]:
@@ -143,7 +187,9 @@ def _row_cases(large: bool) -> list[Case]:
         else:
             x = _values(rows * cols, kind, seed=300 + i, dtype=dtype).view(rows, cols)
         name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} {kind}, {layout}"
-        cases.append(Case(name, (x,), (rows,), layout))
+        traits = {"fp16"} if dtype == torch.float16 else set()
+        traits |= {"strided"} if layout != "contiguous" else set()
+        cases.append(Case(name, (x,), (rows,), layout, frozenset(traits)))
     return cases
 
 
@@ -160,51 +206,139 @@ def _tiles(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
     return _padded(x, block, value).view(-1, block)
 
 
+@dataclass(frozen=True)
+class _Reduction:
+    """How a whole-array reduction behaves, for predicting its mistakes."""
+
+    reduce: Callable[[torch.Tensor], torch.Tensor]  # 1-D float64 -> 0-d
+    identity: float  # what a masked lane must load
+    wrong_others: tuple[float, ...]  # paddings a learner might use instead
+    # The result of `grid` programs that all reduced the first tile; None: the same as one program.
+    repeated: Callable[[torch.Tensor, int], torch.Tensor] | None = None
+
+
+REDUCTIONS = {
+    "sum": _Reduction(lambda t: t.sum(), 0.0, (-math.inf, math.inf, 1.0), lambda r, grid: grid * r),
+    "max": _Reduction(lambda t: t.max(), -math.inf, (0.0, math.inf)),
+    "min": _Reduction(lambda t: t.min(), math.inf, (0.0, -math.inf)),
+    "logsumexp": _Reduction(lambda t: t.logsumexp(0), -math.inf, (0.0, 1.0),
+                            lambda r, grid: r + math.log(grid)),
+}
+
+
 def _scalar_predictions(case: Case, op: str) -> dict[str, list[torch.Tensor]]:
-    """Predictions for whole-array reductions to one scalar (op: "sum", "max" or "min")."""
+    """Predictions for whole-array reductions to one scalar (op: a key of REDUCTIONS)."""
     x = case.inputs[0].double()
     n = x.numel()
-    reduce = {"sum": lambda t: t.sum(), "max": lambda t: t.max(), "min": lambda t: t.min()}[op]
-    identity = IDENTITIES[op]
-    wrong_others = {"sum": [-math.inf, math.inf, 1.0], "max": [0.0, math.inf], "min": [0.0, -math.inf]}[op]
+    how = REDUCTIONS[op]
     out: dict[str, list[torch.Tensor]] = {k: [] for k in
                                           ("wrong_sentinel", "missing_program_offset", "first_tile_only",
                                            "tail_not_processed")}
     for b in POWERS_OF_TWO:
         grid = -(-n // b)
         first = x[: min(b, n)]
-        out["wrong_sentinel"] += [reduce(_padded(x, b, v)) for v in wrong_others if n % b]
+        out["wrong_sentinel"] += [how.reduce(_padded(x, b, v)) for v in how.wrong_others if n % b]
         if grid > 1:
-            out["missing_program_offset"].append(grid * first.sum() if op == "sum" else reduce(first))
-            out["first_tile_only"].append(reduce(first))
+            if how.repeated:
+                out["missing_program_offset"].append(how.repeated(how.reduce(first), grid))
+            out["first_tile_only"].append(how.reduce(first))
         if n % b:  # grid n // b; when n < b no program runs: out stays as it was (NaN: unwritten),
             kept = (n // b) * b  # or a second stage reduces zero partials to the identity
-            out["tail_not_processed"] += [reduce(x[:kept])] if kept else [torch.tensor(math.nan),
-                                                                          torch.tensor(identity)]
+            out["tail_not_processed"] += [how.reduce(x[:kept])] if kept else [torch.tensor(math.nan),
+                                                                              torch.tensor(how.identity)]
         # A two-stage kernel whose stage 2 reads only its first block of partials.
         for b2 in POWERS_OF_TWO:
             if b2 < grid:
-                out["first_tile_only"].append(reduce(x[: b * b2]))
-    if op != "sum":  # for a max or min, an offset-less program sees exactly the first tile: one diagnosis
-        out["first_tile_only"] += out.pop("missing_program_offset")
+                out["first_tile_only"].append(how.reduce(x[: b * b2]))
+    if not how.repeated:  # an offset-less program sees exactly the first tile: one diagnosis
+        del out["missing_program_offset"]
+    return out
+
+
+def _transformed_predictions(case: Case, transform, finish=lambda s: s) -> dict[str, list[torch.Tensor]]:
+    """A sum of transform(x) (then `finish` on the host): the sum's mistakes, and the transform's."""
+    x = case.inputs[0].double()
+    fx = transform(x)
+    out = {code: [finish(v) for v in vals]
+           for code, vals in _scalar_predictions(Case(case.name, (fx,), (1,)), "sum").items()}
+    out["missing_finish"] = [fx.sum()]  # e.g. the sum of squares, without the sqrt
+    out["transform_after_reduce"] = [finish(transform(x.sum()))]
+    out["finish_before_combine"] = []
+    for b in POWERS_OF_TWO:
+        tiles = _tiles(x, b, 0.0)
+        after = transform(tiles.sum(dim=1)).sum()  # per program: transform of the tile's sum
+        out["transform_after_reduce"] += [finish(after), after]
+        early = finish(transform(tiles).sum(dim=1)).sum()  # per program: finished before the combine
+        out["finish_before_combine"] += [early, finish(early)]
     return out
 
 
 def _l2_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
-    """The sum-of-squares mistakes (each followed by the host's sqrt), plus the non-linearity mistakes."""
-    x = case.inputs[0].double()
-    squares = Case(case.name, (x * x,), (1,))
-    out = {code: [v.sqrt() for v in vals] for code, vals in _scalar_predictions(squares, "sum").items()}
-    out["missing_sqrt"] = [(x * x).sum()]
-    out["square_after_reduce"] = [x.sum().abs()]
-    out["sqrt_before_combine"] = []
-    for b in POWERS_OF_TWO:
-        tiles = _tiles(x, b, 0.0)
-        squared_sums = (tiles.sum(dim=1) ** 2).sum()
-        out["square_after_reduce"] += [squared_sums.sqrt(), squared_sums]
-        roots = (tiles * tiles).sum(dim=1).sqrt().sum()
-        out["sqrt_before_combine"] += [roots, roots.sqrt()]
+    return _transformed_predictions(case, lambda t: t * t, torch.sqrt)
+
+
+def _l1_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
+    out = _transformed_predictions(case, torch.abs)
+    for code in ("missing_finish", "finish_before_combine"):  # an L1 norm has no final step
+        del out[code]
     return out
+
+
+def _count_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
+    x = case.inputs[0].double()
+    out = _scalar_predictions(Case(case.name, ((x != 0).double(),), (1,)), "sum")
+    out["wrong_predicate"] = [(x > 0).sum().double(), (x < 0).sum().double(), (x == 0).sum().double()]
+    return out
+
+
+def _logsumexp_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
+    x = case.inputs[0].double()
+    out = _scalar_predictions(case, "logsumexp")
+    naive = torch.exp(x.float()).sum().log().double()  # exp(x) in float32, with no max subtracted
+    out["exp_overflow"] = [naive, torch.tensor(math.inf), torch.tensor(-math.inf)]
+    out["max_not_added_back"] = [x.logsumexp(0) - x.max()]
+    # A padding v in the exp pass only (the max pass padded right): each masked lane adds exp(v - m), which
+    # float32 evaluates as inf once v - m > 88.7.
+    m, n = x.max(), x.numel()
+    for b in POWERS_OF_TWO:
+        for v in REDUCTIONS["logsumexp"].wrong_others if n % b else ():
+            extra = (b - n % b) * torch.exp(torch.tensor(v - m.item(), dtype=torch.float32)).double()
+            out["wrong_sentinel"].append(m + torch.log(torch.exp(x - m).sum() + extra))
+    return out
+
+
+def _mean_var(x: torch.Tensor) -> torch.Tensor:
+    return torch.stack([x.mean(), x.var(correction=0)])
+
+
+def _mean_var_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
+    x = case.inputs[0].double()
+    n = x.numel()
+    mean, var = _mean_var(x)
+    return {"unbiased_variance": [torch.stack([mean, var * n / (n - 1)])],
+            "std_instead_of_variance": [torch.stack([mean, var.sqrt()])],
+            "outputs_swapped": [torch.stack([var, mean])],
+            "counted_masked_lanes": [_mean_var(_padded(x, b, 0.0)) for b in POWERS_OF_TWO if n % b]}
+
+
+def _logsumexp_tolerance(case: Case) -> tuple[float, float]:
+    """log(S) + m: the sum S of exp(x - m) is in [1, N], so its rounding error is absolute in log(S)."""
+    terms = case.n
+    return 16 * FP32_EPS * math.sqrt(terms + 1), 16 * FP32_EPS
+
+
+def _mean_var_tolerance(case: Case) -> tuple[torch.Tensor, float]:
+    """The mean as a sum; the variance scaled by the spread (x - mean), not by x itself.
+
+    A stable method (Welford, or sums of x - shift) loses about eps * |mean| * spread; the two-sum form
+    sum(x^2)/n - mean^2 loses about eps * mean^2, which is what the "offset" cases expose.
+    """
+    x = case.inputs[0].double()
+    mean = x.mean().item()
+    spread = (x - mean).abs().max().item()
+    grow = 16 * FP32_EPS * math.sqrt(x.numel() + 1)
+    return torch.tensor([grow * x.abs().max().item(), grow * spread**2 + 64 * FP32_EPS * abs(mean) * spread],
+                        dtype=torch.float64), grow
 
 
 def _elementwise_predictions(case: Case, op: Callable[..., torch.Tensor]) -> dict[str, list[torch.Tensor]]:
@@ -275,11 +409,28 @@ MISTAKES = {
                        "x.stride(1) to the kernel and use both in the offsets (don't assume stride 1).",
     "fp16_accumulation": "the fp16 cases fail: the sum was accumulated in fp16, which loses precision and "
                          "overflows past 65504; convert each tile with .to(tl.float32) before adding.",
-    "square_after_reduce": "the square was taken after the reduction, (sum x)^2: square inside the "
-                           "reduction operand, tl.sum(x * x, axis=0).",
-    "sqrt_before_combine": "a sqrt was taken per program before the combine, but sqrt(a) + sqrt(b) != "
-                           "sqrt(a + b): add the sums of squares, then take one sqrt on the host.",
-    "missing_sqrt": "out holds the sum of squares: take the sqrt once after the combine (on the host).",
+    "transform_after_reduce": "{transform} was applied after the reduction: apply it to each element inside "
+                              "the reduction operand, {fused}.",
+    "finish_before_combine": "{finish} was taken per program before the combine, but {finish_rule}: combine "
+                             "the programs' sums first, then take {finish} once (on the host).",
+    "missing_finish": "out holds the combined sum: take {finish} once, after the combine (on the host).",
+    "wrong_predicate": "the count is of the wrong elements: count x != 0 (negative values are non-zero; "
+                       "-0.0 == 0 is zero).",
+    "exp_overflow": "exp(x) overflowed (x > 88.7) or underflowed (x < -103) in float32: subtract the maximum "
+                    "m first and compute m + log(sum(exp(x - m))).",
+    "max_not_added_back": "the maximum m was subtracted but not added back: logsumexp(x) = m + "
+                          "log(sum(exp(x - m))).",
+    "produced_nan": "the result is NaN: {nan_hint}",
+    "unbiased_variance": "the variance was divided by n - 1: this exercise wants the population variance, "
+                         "divided by n (torch.var(x, correction=0)).",
+    "std_instead_of_variance": "out[1] holds the standard deviation: store the variance (no sqrt).",
+    "outputs_swapped": "out[0] and out[1] are swapped: out[0] is the mean, out[1] the variance.",
+    "counted_masked_lanes": "masked lanes were counted as elements: count only offsets < n (for example "
+                            "tl.sum(mask.to(tl.float32))), or divide by n.",
+    "cancellation": "the variance is wrong only where the mean is large next to the spread: sum(x^2)/n - "
+                    "mean^2 subtracts two nearly equal large numbers and float32 keeps too few digits. "
+                    "Accumulate deviations instead: Welford / Chan's combine, or sums of x - shift with "
+                    "shift close to the mean (x[0] will do).",
     "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
                          "on timing (atomics). Write partials to scratch and combine them in one program.",
     "input_modified": "your kernel wrote into an input tensor: store into out_ptr, and only read x_ptr.",
@@ -288,13 +439,30 @@ MISTAKES = {
 }
 
 
+_FILL = dict(transform="the transform", fused="tl.sum(f(x), axis=0)", finish="the final step",
+             finish_rule="the final step of a sum is not the sum of the final steps",
+             nan_hint="look for 0/0, inf - inf or 0 * inf, or the sqrt or log of a negative number.")
+
+
 def _mistakes(**fill: str) -> dict[str, Mistake]:
-    return {code: Mistake(code, text.format(**fill)) for code, text in MISTAKES.items()}
+    return {code: Mistake(code, text.format(**{**_FILL, **fill})) for code, text in MISTAKES.items()}
 
 
 _SUM = dict(identity="other=0.0 for a sum", reset="out.zero_() before the launch")
 _MAX = dict(identity="other=float('-inf') for a max", reset="out.fill_(float('-inf')) before tl.atomic_max")
 _MIN = dict(identity="other=float('inf') for a min", reset="out.fill_(float('inf')) before tl.atomic_min")
+_L2 = dict(_SUM, transform="the square", fused="tl.sum(x * x, axis=0)", finish="the sqrt",
+           finish_rule="sqrt(a) + sqrt(b) != sqrt(a + b)")
+_L1 = dict(_SUM, transform="the absolute value", fused="tl.sum(tl.abs(x), axis=0)")
+_COUNT = dict(_SUM, identity="other=0.0, so that a masked lane counts as zero")
+_LOGSUMEXP = dict(identity="other=float('-inf'): exp(-inf) = 0 adds nothing", reset="",
+                  nan_hint="exp(-inf - (-inf)) is NaN. A lane (or program) whose running max is still -inf "
+                           "because it has seen only masked lanes must not subtract it from itself: take one "
+                           "scalar max per tile, or guard with tl.where(m == float('-inf'), ...).")
+_MEAN_VAR = dict(_SUM, identity="other=0.0, and count only the unmasked lanes",
+                 reset="zero the scratch before the launch",
+                 nan_hint="a count of 0 in a division (a program or tile with no elements), or 0/0 in "
+                          "combining two partials.")
 
 
 def _elementwise(id, signature, description, hint, op, arity=1) -> Exercise:
@@ -316,7 +484,7 @@ def _total(id, signature, description, hint, op, **options) -> Exercise:
         id=id, signature=signature, description=description, hint=hint,
         cases=options.pop("cases", _vector_cases), reference=reference,
         compare="sum" if op == "sum" else "exact",
-        predictions=lambda case: _scalar_predictions(case, op), stale=stale, identity=IDENTITIES[op],
+        predictions=lambda case: _scalar_predictions(case, op), stale=stale, identity=REDUCTIONS[op].identity,
         mistakes=_mistakes(**{"sum": _SUM, "max": _MAX, "min": _MIN}[op]), **options)
 
 
@@ -324,7 +492,8 @@ def _rows(id, signature, description, hint, identity=None) -> Exercise:
     return Exercise(
         id=id, signature=signature, description=description, hint=hint, cases=_row_cases,
         reference=lambda x: x.sum(dim=1), compare="sum", predictions=_row_predictions, identity=identity,
-        mistakes=_mistakes(**_SUM))
+        mistakes=_mistakes(**_SUM),
+        trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"})
 
 
 EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in [
@@ -370,9 +539,41 @@ EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in [
         description="out[0] = sqrt(sum(x * x)): square inside the reduction, sqrt after the combine",
         hint="square inside the reduction (tl.sum(x * x)), atomically add the partials into zeroed "
              "scratch, then take the sqrt once on the host.",
-        cases=_l2_cases, reference=lambda x: (x * x).sum().sqrt().reshape(1), compare="sum",
+        cases=_scaled_cases, reference=lambda x: (x * x).sum().sqrt().reshape(1), compare="sum",
         predictions=_l2_predictions, stale=lambda expected, garbage: (expected**2 + garbage).sqrt(),
-        identity=0.0, mistakes=_mistakes(**_SUM)),
+        identity=0.0, mistakes=_mistakes(**_L2)),
+    Exercise(
+        id="l1_norm", signature="l1_norm(x, out)",
+        description="out[0] = sum(|x|): the L2 norm's shape with tl.abs as the transform and no final step",
+        hint="tl.sum(tl.abs(x), axis=0) per program, one tl.atomic_add each into zeroed out.",
+        cases=_vector_cases, reference=lambda x: x.abs().sum().reshape(1), compare="sum",
+        predictions=_l1_predictions, identity=0.0, mistakes=_mistakes(**_L1)),
+    Exercise(
+        id="count_nonzero", signature="count_nonzero(x, out)",
+        description="out[0] = the number of elements of x that are not 0 (as a float32, exact below 2^24)",
+        hint="sum the predicate, tl.sum((x != 0).to(tl.float32), axis=0), with other=0.0 so that masked "
+             "lanes count as zero.",
+        cases=_count_cases, reference=lambda x: (x != 0).sum().double().reshape(1), compare="exact",
+        predictions=_count_predictions, identity=0.0, mistakes=_mistakes(**_COUNT)),
+    Exercise(
+        id="logsumexp", signature="logsumexp(x, out)",
+        description="out[0] = log(sum(exp(x))), without overflow: m + log(sum(exp(x - m))) with m = max(x)",
+        hint="two passes (the max, then the sum of exp(x - max)), or one pass where each program keeps a "
+             "running max m and sum s, rescaling s by exp(m_old - m_new) when m grows.",
+        cases=_logsumexp_cases, reference=lambda x: x.logsumexp(0).reshape(1), compare="sum",
+        predictions=_logsumexp_predictions, stale=lambda expected, garbage: torch.logaddexp(
+            expected, torch.tensor(garbage, dtype=torch.float64)),
+        mistakes=_mistakes(**_LOGSUMEXP), tolerance=_logsumexp_tolerance,
+        trait_mistakes={"extreme": "exp_overflow"}),
+    Exercise(
+        id="mean_var", signature="mean_var(x, out)",
+        description="out[0] = mean(x), out[1] = var(x) (divided by n) for N >= 2, accurate even when the "
+                    "mean is much larger than the spread",
+        hint="each program stores its tile's count, mean and M2 = sum((x - tile mean)^2); one program "
+             "combines them with Chan's formula. Or accumulate sums of (x - shift) with shift = x[0].",
+        cases=_mean_var_cases, reference=_mean_var, compare="sum", predictions=_mean_var_predictions,
+        mistakes=_mistakes(**_MEAN_VAR), tolerance=_mean_var_tolerance,
+        trait_mistakes={"offset": "cancellation"}),
     _rows(
         "row_sum", "row_sum(x, out)",
         "out[r] = sum(x[r, :]) in fp32 for 2-D x of any strides, fp16 or fp32; one program per row",
@@ -385,10 +586,3 @@ EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in [
         "tl.atomic_add(out_ptr + row, partial); zero out on the host first.", identity=0.0),
 ]}
 
-
-def tolerance(case: Case) -> tuple[float, float]:
-    """(atol, rtol) for a summed result: float32 rounding error grows with the number of terms."""
-    x = case.inputs[0].double()
-    terms = x.shape[-1] if x.dim() == 2 else x.numel()
-    grow = 16 * FP32_EPS * math.sqrt(terms + 1)
-    return grow * x.abs().max().item(), grow

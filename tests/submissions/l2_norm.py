@@ -98,9 +98,9 @@ def l2_sentinel_one(x, out):
 
 CORRECT = [l2_norm, l2_norm_in_out]
 WRONG = [
-    (l2_square_after_reduce, "square_after_reduce"),
-    (l2_sqrt_per_program, "sqrt_before_combine"),
-    (l2_missing_sqrt, "missing_sqrt"),
+    (l2_square_after_reduce, "transform_after_reduce"),
+    (l2_sqrt_per_program, "finish_before_combine"),
+    (l2_missing_sqrt, "missing_finish"),
     (l2_out_not_zeroed, "stale_out"),
     (l2_sentinel_one, "wrong_sentinel"),
 ]
