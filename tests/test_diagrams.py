@@ -52,6 +52,20 @@ def test_lane_diagram_last_program_of_three():
     assert len(hatched) == 2 * 3  # two masked lanes, each masked in the offset, mask and value rows
 
 
+def test_lane_diagram_transform_row_applies_to_masked_lanes_too():
+    fig = lane_diagram(torch.tensor([2.0, -3.0, 1.0]), block_size=4, other=1.0,
+                       transform=("x * x", lambda v: v * v))
+    assert texts(fig, "transformed") == ["4", "9", "1", "1"]  # the masked lane: other squared, added in
+    assert "x * x" in texts(fig)
+    hatched = [p for p in fig.axes[0].patches if p.get_hatch()]
+    assert len(hatched) == 4  # the masked lane in the offset, mask, value and transformed rows
+
+
+def test_combine_diagram_shows_how_partials_were_made():
+    fig = combine_diagram([1.0, 2.0], partial_code="tl.sum(x * x, axis=0)")
+    assert "tl.sum(x * x, axis=0)" in texts(fig)
+
+
 def test_lane_diagram_without_masked_lanes_has_no_hatching():
     fig = lane_diagram(torch.ones(8), block_size=4, pid=1)
     assert texts(fig, "mask") == ["True"] * 4

@@ -112,10 +112,12 @@ def lane_columns(block_size: int, n_valid: int, max_lanes: int) -> list:
     return columns
 
 
-def lane_diagram(x, block_size, pid=0, other=0.0, *, ax=None, title=None, max_lanes=16):
+def lane_diagram(x, block_size, pid=0, other=0.0, *, transform=None, ax=None, title=None, max_lanes=16):
     """One program's tile as `tl.load(x_ptr + offsets, mask=offsets < n, other=other)` sees it, lane by lane.
 
     x is the real 1-D input (any device), so n = x.numel(); masked lanes are drawn hatched and show `other`.
+    transform, e.g. ("x * x", lambda v: v * v), adds a row with each lane's loaded value transformed, as
+    in a reduce-of-transform: masked lanes show the transform of `other`, which the reduction adds in.
     """
     x = torch.as_tensor(x)
     if x.dim() != 1:
@@ -143,6 +145,10 @@ def lane_diagram(x, block_size, pid=0, other=0.0, *, ax=None, title=None, max_la
             ("mask", f"offset < {n}"): per_lane(lambda lane, offset: str(offset < n)),
             ("value", f"tl.load(..., other={other!r})"):
                 per_lane(lambda lane, offset: fmt(loaded[offset] if offset < n else other))}
+    if transform is not None:
+        code, fn = transform
+        rows["transformed", code] = per_lane(lambda lane, offset: fmt(fn(loaded[offset] if offset < n
+                                                                            else other)))
     notes = []
     if n_valid < block_size:
         notes += [f"hatched: masked lanes (offset ≥ n = {n}) read no memory;",
@@ -356,10 +362,11 @@ def reduction_tree_diagram(values, *, num_warps=None, ax=None, title=None):
     return fig
 
 
-def combine_diagram(partials, *, ax=None, title=None, max_programs=8):
+def combine_diagram(partials, *, partial_code="tl.sum(x, axis=0)", ax=None, title=None, max_programs=8):
     """The combine step of a sum with atomics: each of G programs adds its partial sum to out[0] with
     `tl.atomic_add`; out[0] ends up holding their total. partials holds the G per-program partial sums (any
-    device); beyond max_programs programs only the first max_programs - 1 and the last are drawn."""
+    device), partial_code is how a program computed its partial; beyond max_programs programs only the first
+    max_programs - 1 and the last are drawn."""
     partials = torch.as_tensor(partials)
     if partials.dim() != 1 or partials.numel() == 0:
         raise ValueError(f"partials must be a non-empty 1-D tensor (one partial sum per program), got shape "
@@ -393,7 +400,7 @@ def combine_diagram(partials, *, ax=None, title=None, max_programs=8):
     fig, ax = new_axes(ax, width, height, title or f"grid = {who} partial sum to out[0]", notes)
     y_partial, y_out = height - pid_h - BOX_H, caption_h
     x_out = (label_w + width) / 2  # centre of the out box
-    row_label(ax, label_w - 0.2, y_partial, "partial", "tl.sum(x, axis=0)")
+    row_label(ax, label_w - 0.2, y_partial, "partial", partial_code)
     row_label(ax, label_w - 0.2, y_partial - BOX_H / 2 - fall / 2, "combine",
               "tl.atomic_add(out_ptr, partial)")
     row_label(ax, label_w - 0.2, y_out, "out[0]", "zeroed before launch")
