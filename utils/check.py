@@ -178,28 +178,36 @@ def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
 # ----------------------------------------------------------------------------------------------------
 # Judging and diagnosing
 
-def _agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False):
-    """Element by element: does `got` match `want` within the exercise's tolerance?"""
+def _agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False, slack=0.0):
+    """Element by element: does `got` match `want` within the exercise's tolerance (plus `slack`)?"""
     if exercise.compare == "exact":
-        return (got == want) | (equal_nan & got.isnan() & want.isnan())
-    if exercise.compare == "elementwise":
-        return torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=0, equal_nan=equal_nan)
-    atol, rtol = exercise.tolerance(case)  # atol: one number, or one per element of out
-    atol = torch.as_tensor(atol, dtype=torch.float64).reshape(-1)
-    atol = atol.expand(got.numel()).reshape(got.shape) if atol.numel() > 1 else atol[0]
-    close = ((got - want).abs() <= atol + rtol * want.abs()) & want.isfinite()
+        close = (got == want) | ((got - want).abs() <= slack)
+    elif exercise.compare == "elementwise":
+        close = torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=slack)
+    else:
+        atol, rtol = exercise.tolerance(case)  # atol: one number, or one per element of out
+        atol = torch.as_tensor(atol, dtype=torch.float64).reshape(-1)
+        atol = atol.expand(got.numel()).reshape(got.shape) if atol.numel() > 1 else atol[0]
+        close = (got - want).abs() <= atol + slack + rtol * want.abs()
+    close = close & want.isfinite()
     return close | (got == want) | (equal_nan & got.isnan() & want.isnan())  # == matches infinities
 
 
-def _close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False) -> bool:
-    return got.shape == want.shape and bool(_agree(exercise, case, got, want, equal_nan).all())
+def _close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False,
+           slack=0.0) -> bool:
+    return got.shape == want.shape and bool(_agree(exercise, case, got, want, equal_nan, slack).all())
+
+
+def _stale_slack(run: _Run) -> float:
+    """Rounding allowed when a result was accumulated in float32 on top of the garbage out held before."""
+    return 16 * torch.finfo(torch.float32).eps * math.sqrt(run.case.n + 1) * abs(run.garbage)
 
 
 def _correct(exercise: Exercise, run: _Run) -> bool:
     return _close(exercise, run.case, run.result, run.expected) and run.canaries_intact and run.inputs_intact
 
 
-def _explains(exercise: Exercise, run: _Run, prediction: torch.Tensor) -> bool:
+def _explains(exercise: Exercise, run: _Run, prediction: torch.Tensor, slack=0.0) -> bool:
     """Does a predicted wrong result match what the learner's kernel produced?
 
     NaN entries in a prediction mean "this element was never written": it must still hold the garbage,
@@ -212,7 +220,7 @@ def _explains(exercise: Exercise, run: _Run, prediction: torch.Tensor) -> bool:
         reset = exercise.identity is not None and bool((left == exercise.identity).all())
         if not (bool((left == run.garbage).all()) or reset):
             return False
-    return bool((_agree(exercise, run.case, run.result, prediction) | unwritten).all())
+    return bool((_agree(exercise, run.case, run.result, prediction, slack=slack) | unwritten).all())
 
 
 def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: list[_Run]) -> list[str]:
@@ -230,8 +238,8 @@ def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: li
     wrong_values = [run for run in failing if not _close(exercise, run.case, run.result, run.expected)]
     # Stale results may be NaN (the sqrt of a negative garbage plus a sum): compare them NaN for NaN.
     stale_alone = bool(wrong_values) and all(
-        _close(exercise, run.case, run.result,
-               exercise.stale(run.expected, run.garbage).double().reshape(run.result.shape), equal_nan=True)
+        _close(exercise, run.case, run.result, exercise.stale(run.expected, run.garbage).double().reshape(
+            run.result.shape), equal_nan=True, slack=_stale_slack(run))
         for run in wrong_values)
     if stale_alone:
         codes.append("stale_out")
@@ -243,7 +251,7 @@ def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: li
                for run, p in zip(wrong_values, predictions)):
             codes += [code] if code not in codes else []
         elif not stale_alone and all(
-                any(_explains(exercise, run, exercise.stale(guess.double(), run.garbage))
+                any(_explains(exercise, run, exercise.stale(guess.double(), run.garbage), _stale_slack(run))
                     for guess in [run.expected, *p.get(code, [])])
                 for run, p in zip(wrong_values, predictions)):
             # Two mistakes at once: this one (where it shows), plus out not reset before the atomics.
