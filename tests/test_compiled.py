@@ -4,7 +4,7 @@ import pytest
 import triton
 import triton.language as tl
 
-from utils.compiled import compile_for, count, lines
+from utils.compiled import captured_fds, compile_for, count, lines
 
 
 @triton.jit
@@ -29,3 +29,30 @@ def test_lines_and_count_pick_matching_lines():
     text = "  a 1\nb 2\n  a 3\n"
     assert lines(text, r"^\s*a") == ["a 1", "a 3"]
     assert count(text, "b") == 1
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
+
+
+def test_divisible_arguments_allow_vector_loads():
+    signature = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK_SIZE": "constexpr"}
+    plain = compile_for(copy_kernel, signature, {"BLOCK_SIZE": 1024}, arch=75)
+    aligned = compile_for(copy_kernel, signature, {"BLOCK_SIZE": 1024}, arch=75,
+                          divisible=("x_ptr", "out_ptr", "n"))
+    assert "tt.divisibility = 16" in aligned["ttir"] and "tt.divisibility" not in plain["ttir"]
+    assert count(aligned["ptx"], r"ld\.global\.v4") >= 1
+    assert count(plain["ptx"], r"ld\.global\.v4") == 0
+
+
+def test_captured_fds_collects_what_c_code_writes():
+    import ctypes
+    import os
+
+    with captured_fds() as captured:
+        os.write(1, b"to fd 1\n")
+        os.write(2, b"to fd 2\n")
+        ctypes.CDLL(None).printf(b"from C printf\n")
+    assert "to fd 1" in captured.text and "to fd 2" in captured.text and "from C printf" in captured.text

@@ -1,12 +1,17 @@
-"""Compile a kernel for a chosen NVIDIA GPU without needing one, and pick lines out of its PTX.
+"""Compile a kernel for a chosen NVIDIA GPU without needing one, pick lines out of its PTX, and capture
+what the compiler prints.
 
 Triton ships its own ptxas, so `triton.compile` can target sm_75 (Colab's T4) or sm_90 (H100/H200) on any
 machine. With TRITON_INTERPRET=1 even Triton's own library functions (`tl.sum`, ...) are interpreted and
 cannot be compiled in that process, so there the kernel's source is compiled in a fresh Python process.
+Some compiler errors (Triton 3.6's MLIR verifier, for one) are printed by C++ straight to file descriptors
+1 and 2 rather than put into the exception: `captured_fds` collects them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import inspect
 import json
 import os
@@ -20,12 +25,13 @@ _COMPILE_SCRIPT = """
 import importlib.util, json, sys
 import triton
 from triton.backends.compiler import GPUTarget
-path, name, signature, constexprs, arch, num_warps, out = sys.argv[1:]
+path, name, signature, constexprs, attrs, arch, num_warps, out = sys.argv[1:]
 spec = importlib.util.spec_from_file_location("kernel_source", path)
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
+attrs = {(index,): [["tt.divisibility", 16]] for index in json.loads(attrs)}
 source = triton.compiler.ASTSource(fn=getattr(module, name), signature=json.loads(signature),
-                                   constexprs=json.loads(constexprs))
+                                   constexprs=json.loads(constexprs), **({"attrs": attrs} if attrs else {}))
 target = GPUTarget("cuda", int(arch), 32)
 kernel = triton.compile(source, target=target, options={"num_warps": int(num_warps)})
 json.dump({k: v for k, v in kernel.asm.items() if isinstance(v, str)}, open(out, "w"))
@@ -33,18 +39,23 @@ json.dump({k: v for k, v in kernel.asm.items() if isinstance(v, str)}, open(out,
 
 
 def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = None, *, arch: int = 90,
-                num_warps: int = 4) -> dict[str, str]:
+                num_warps: int = 4, divisible: tuple[str, ...] = ()) -> dict[str, str]:
     """Compile `kernel` for sm_<arch>; returns its text stages: "ttir", "ttgir", "llir", "ptx".
 
     `signature` names every argument's type, e.g. {"x_ptr": "*fp32", "n": "i32", "BLOCK_SIZE": "constexpr"};
-    `constexprs` gives the constexpr values, e.g. {"BLOCK_SIZE": 1024}.
+    `constexprs` gives the constexpr values, e.g. {"BLOCK_SIZE": 1024}. `divisible` names the arguments to
+    mark as multiples of 16 (tt.divisibility = 16), as Triton's JIT does at a launch for 16-byte aligned
+    pointers and integers divisible by 16.
     """
     constexprs = constexprs or {}
+    divisible_at = [list(signature).index(name) for name in divisible]
     if os.environ.get("TRITON_INTERPRET") != "1":
         import triton
         from triton.backends.compiler import GPUTarget
 
-        source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs)
+        attrs = {(index,): [["tt.divisibility", 16]] for index in divisible_at}
+        source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs,
+                                           **({"attrs": attrs} if attrs else {}))
         target = GPUTarget("cuda", arch, 32)
         compiled = triton.compile(source, target=target, options={"num_warps": num_warps})
         return {k: v for k, v in compiled.asm.items() if isinstance(v, str)}
@@ -57,7 +68,8 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
             f.write(code)
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
         done = subprocess.run([sys.executable, "-c", _COMPILE_SCRIPT, path, function.__name__,
-                               json.dumps(signature), json.dumps(constexprs), str(arch), str(num_warps), out],
+                               json.dumps(signature), json.dumps(constexprs), json.dumps(divisible_at),
+                               str(arch), str(num_warps), out],
                               env=env, capture_output=True, text=True)
         if done.returncode != 0:  # show the compiler's own message, not a bare CalledProcessError
             raise RuntimeError(f"compiling {function.__name__} for sm_{arch} failed:\n{done.stderr[-3000:]}")
@@ -73,3 +85,41 @@ def count(text: str, pattern: str) -> int:
 def lines(text: str, pattern: str) -> list[str]:
     """The lines of `text` that match `pattern`, stripped."""
     return [line.strip() for line in text.splitlines() if re.search(pattern, line)]
+
+
+class Captured:
+    """What `captured_fds` collected: `text`, filled in when the with-block ends."""
+
+    text: str = ""
+
+
+@contextlib.contextmanager
+def captured_fds():
+    """Collect everything written to file descriptors 1 and 2 inside the with-block, C and C++ code included.
+
+        with captured_fds() as captured:
+            ...
+        print(captured.text)
+
+    Python's own print() in Jupyter does not go through these descriptors and still shows in the cell.
+    """
+    captured = Captured()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as sink:
+        saved = os.dup(1), os.dup(2)
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield captured
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            with contextlib.suppress(OSError, AttributeError):
+                ctypes.CDLL(None).fflush(None)  # C stdio buffers too
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+            sink.seek(0)
+            captured.text = sink.read().decode(errors="replace")
