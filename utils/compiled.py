@@ -4,8 +4,8 @@ what the compiler prints.
 Triton ships its own ptxas, so `triton.compile` can target sm_75 (Colab's T4) or sm_90 (H100/H200) on any
 machine. With TRITON_INTERPRET=1 even Triton's own library functions (`tl.sum`, ...) are interpreted and
 cannot be compiled in that process, so there the kernel's source is compiled in a fresh Python process.
-Some compiler errors (Triton 3.6's MLIR verifier, for one) are printed by C++ straight to file descriptors
-1 and 2 rather than put into the exception: `captured_fds` collects them.
+Some compiler errors (Triton 3.6's MLIR verifier, for one) are printed rather than put into the exception,
+partly by C++ straight to file descriptor 2: `captured_fds` collects them.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import inspect
+import io
 import json
 import os
 import re
@@ -95,15 +96,18 @@ class Captured:
 
 @contextlib.contextmanager
 def captured_fds():
-    """Collect everything written to file descriptors 1 and 2 inside the with-block, C and C++ code included.
+    """Collect everything written inside the with-block: to Python's sys.stdout and sys.stderr, and to file
+    descriptors 1 and 2, where C and C++ code write.
 
         with captured_fds() as captured:
             ...
         print(captured.text)
 
-    Python's own print() in Jupyter does not go through these descriptors and still shows in the cell.
+    Both are needed: Triton 3.6 reports a failed MLIR verification from C++ on file descriptor 2, and its
+    module dump through Python's print, which in Jupyter does not pass through file descriptor 1.
     """
     captured = Captured()
+    python_out = io.StringIO()
     sys.stdout.flush()
     sys.stderr.flush()
     with tempfile.TemporaryFile() as sink:
@@ -111,10 +115,9 @@ def captured_fds():
         os.dup2(sink.fileno(), 1)
         os.dup2(sink.fileno(), 2)
         try:
-            yield captured
+            with contextlib.redirect_stdout(python_out), contextlib.redirect_stderr(python_out):
+                yield captured
         finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
             with contextlib.suppress(OSError, AttributeError):
                 ctypes.CDLL(None).fflush(None)  # C stdio buffers too
             os.dup2(saved[0], 1)
@@ -122,4 +125,4 @@ def captured_fds():
             os.close(saved[0])
             os.close(saved[1])
             sink.seek(0)
-            captured.text = sink.read().decode(errors="replace")
+            captured.text = sink.read().decode(errors="replace") + python_out.getvalue()
