@@ -73,7 +73,10 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
                                str(arch), str(num_warps), out],
                               env=env, capture_output=True, text=True)
         if done.returncode != 0:  # show the compiler's own message, not a bare CalledProcessError
-            raise RuntimeError(f"compiling {function.__name__} for sm_{arch} failed:\n{done.stderr[-3000:]}")
+            raised = re.findall(r"^([\w.]+(?:Error|Exception)):", done.stderr, re.MULTILINE)
+            what = f" with {raised[-1]}" if raised else ""
+            raise RuntimeError(f"compiling {function.__name__} for sm_{arch} in a separate process "
+                               f"failed{what}:\n{done.stderr}")
         with open(out) as f:
             return json.load(f)
 

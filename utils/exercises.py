@@ -580,6 +580,11 @@ EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in [
         "one program per row: loop over the columns in tiles, accumulate .to(tl.float32) into a vector, "
         "tl.sum after the loop, tl.store(out_ptr + row, ...); pass both strides."),
     _rows(
+        "row_sum_atomic", "row_sum_atomic(x, out)",
+        "row_sum with one program per row that ends in one scalar tl.atomic_add instead of a store",
+        "reduce acc with tl.sum first, then tl.atomic_add(out_ptr + row, row_total): a scalar pointer with "
+        "a scalar value; zero out on the host before the launch.", identity=0.0),
+    _rows(
         "row_sum_split", "row_sum_split(x, out)",
         "row_sum with several programs per row, each adding its partial with one scalar tl.atomic_add",
         "a 2-D grid (rows, splits): each program sums its chunk of the row, then one "
