@@ -475,14 +475,12 @@ def _elementwise(id, signature, description, hint, op, arity=1) -> Exercise:
 
 def _total(id, signature, description, hint, op, **options) -> Exercise:
     """An exercise that reduces the whole input to out[0] with `op` ("sum", "max" or "min")."""
-    reference = {"sum": lambda x: x.sum().reshape(1), "max": lambda x: x.max().reshape(1),
-                 "min": lambda x: x.min().reshape(1)}[op]
     stale = {"sum": lambda expected, garbage: expected + garbage,  # what atomics onto a stale out give
              "max": lambda expected, garbage: expected.clamp(min=garbage),
              "min": lambda expected, garbage: expected.clamp(max=garbage)}[op]
     return Exercise(
         id=id, signature=signature, description=description, hint=hint,
-        cases=options.pop("cases", _vector_cases), reference=reference,
+        cases=options.pop("cases", _vector_cases), reference=lambda x: REDUCTIONS[op].reduce(x).reshape(1),
         compare="sum" if op == "sum" else "exact",
         predictions=lambda case: _scalar_predictions(case, op), stale=stale, identity=REDUCTIONS[op].identity,
         mistakes=_mistakes(**{"sum": _SUM, "max": _MAX, "min": _MIN}[op]), **options)

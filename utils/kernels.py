@@ -87,8 +87,7 @@ def load(notebook: str):
 
 def _compile_all() -> None:
     """Compile every kernel for every architecture in ARCHES; one JSON line per (kernel, arch)."""
-    import triton
-    from triton.backends.compiler import GPUTarget
+    from utils.compiled import compile_for
 
     functions = jit_functions()
     modules = {notebook: load(notebook) for notebook in sorted({f.notebook for f in functions})}
@@ -104,10 +103,8 @@ def _compile_all() -> None:
             if missing:
                 result["error"] = f"no example values for constexpr {missing} in EXAMPLE_CONSTEXPRS"
             for constexprs in ([] if missing else itertools.product(*choices)):
-                source = triton.compiler.ASTSource(fn=kernel, signature=signature,
-                                                   constexprs=dict(constexprs))
                 try:
-                    triton.compile(source, target=GPUTarget("cuda", arch, 32), options={"num_warps": 4})
+                    compile_for(kernel, signature, dict(constexprs), arch=arch, num_warps=4)
                 except Exception as error:  # the first failing constexpr choice, under the kernel's name
                     text = str(error).strip()
                     last = text.splitlines()[-1] if text else type(error).__name__
