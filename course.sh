@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The course's two commands. Both first make (or refresh) the virtual environment .venv.
+# The course's commands. Each first makes (or refreshes) the virtual environment .venv.
 #   ./course.sh lab     open the course in JupyterLab
 #   ./course.sh test    lint, unit tests, and every notebook run top to bottom (pytest --nbval)
+#   ./course.sh bench   on a CUDA GPU: every reduction of the course against torch and the device copy
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${COURSE_VENV:-.venv}
@@ -29,7 +30,10 @@ case "${1:-}" in
     shift
     "$VENV/bin/ruff" check .
     exec "$VENV/bin/python" -m pytest "$@" ;;
+  bench)
+    shift
+    exec "$VENV/bin/python" benchmarks/run.py "$@" ;;
   *)
-    echo "usage: ./course.sh lab | test" >&2
+    echo "usage: ./course.sh lab | test | bench" >&2
     exit 2 ;;
 esac

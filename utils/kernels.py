@@ -1,9 +1,11 @@
 """The course's kernels, taken from the one place they are written: the solution notebooks.
 
 `jit_functions()` lists every `@triton.jit` function defined in `solutions/NN_*.ipynb`, with its source and
-parameters; `load("04_l2_norm")` returns a module holding one notebook's kernels, so scripts and tests can
-use them without copies. `python -m utils.kernels --compile` compiles every kernel for sm_75 (Colab's T4)
-and sm_90 without a GPU and prints one JSON line per kernel and architecture.
+parameters. `load("04_l2_norm")` returns a module holding one notebook's definitions: its kernels, the
+host functions that launch them, and the upper-case constants those functions use (`SMS`, `PROGRAMS`,
+`BLOCK_SIZE`), so scripts and tests run the notebook's own code, not copies. `python -m utils.kernels
+--compile` compiles every kernel for sm_75 (Colab's T4) and sm_90 without a GPU and prints one JSON line per
+kernel and architecture.
 """
 
 from __future__ import annotations
@@ -69,18 +71,63 @@ def jit_functions(notebook: str | None = None) -> list[JitFunction]:
     return found
 
 
-def load(notebook: str):
-    """A module with the notebook's @triton.jit functions as attributes (written to a temporary file:
-    Triton reads a kernel's source from its file)."""
-    functions = jit_functions(notebook)
-    if not functions:
-        raise ValueError(f"no kernels in solutions/{notebook}.ipynb")
+# What a notebook's definitions may use besides each other: the imports and names of its set-up cell.
+# `course` is built here, not by utils.setup.setup(), which would switch on the interpreter as a side effect.
+PRELUDE = """\
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+from utils.setup import Course
+
+_ON_GPU = torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
+course = Course(device="cuda" if _ON_GPU else "cpu", on_gpu=_ON_GPU, description="loaded by utils.kernels")
+DEVICE = course.device
+"""
+
+
+def definitions(notebook: str) -> str:
+    """The notebook's function definitions and the upper-case constants they read, in notebook order."""
+    import nbformat
+
+    path = SOLUTIONS / f"{notebook}.ipynb"
+    if not path.exists():
+        raise ValueError(f"no notebook solutions/{notebook}.ipynb")
+    found = []  # (node, its source) in notebook order
+    for cell in nbformat.read(path, as_version=4).cells[1:]:  # cells[0] is the set-up cell: PRELUDE stands in
+        if cell.cell_type != "code":
+            continue
+        for node in ast.parse(cell.source).body:
+            is_constant = (isinstance(node, ast.Assign) and len(node.targets) == 1
+                           and isinstance(node.targets[0], ast.Name) and node.targets[0].id.isupper())
+            if isinstance(node, ast.FunctionDef) or is_constant:
+                first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+                found.append((node, "\n".join(cell.source.splitlines()[first - 1:node.end_lineno])))
+    kept = [isinstance(node, ast.FunctionDef) for node, _ in found]
+    while True:  # a constant is kept when a kept definition reads it (PROGRAMS reads SMS)
+        read = {name.id for (node, _), keep in zip(found, kept) if keep
+                for name in ast.walk(node) if isinstance(name, ast.Name)}
+        more = [keep or node.targets[0].id in read for (node, _), keep in zip(found, kept)]
+        if more == kept:
+            return "\n\n\n".join(source for (_, source), keep in zip(found, kept) if keep)
+        kept = more
+
+
+def load(notebook: str, **names):
+    """A module with the notebook's definitions (see `definitions`) as attributes.
+
+    `names` adds globals that the notebook's functions read from cells not loaded, e.g. `split_works=True`
+    for notebook 05's `row_sum_best`, which falls back when the learner's split kernel failed its check.
+    The module is written to a temporary file because Triton reads a kernel's source from its file.
+    """
     folder = Path(tempfile.mkdtemp(prefix="course_kernels_"))
     path = folder / f"kernels_{notebook}.py"
-    path.write_text("import triton\nimport triton.language as tl\n\n\n"
-                    + "\n\n\n".join(f.source for f in functions) + "\n")
+    path.write_text(PRELUDE + "\n\n" + definitions(notebook) + "\n")
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
+    module.__dict__.update(names)
     spec.loader.exec_module(module)
     return module
 

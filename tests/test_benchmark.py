@@ -1,0 +1,90 @@
+"""benchmarks/run.py: the course's benchmark command. Its timings need a GPU; what it runs, how it judges
+the numbers and what it does without a GPU are tested here, with the kernels in the interpreter."""
+
+import os
+import subprocess
+import sys
+
+import matplotlib
+import pytest
+import torch
+
+from benchmarks import run as bench
+from utils.kernels import ROOT, SOLUTIONS
+
+matplotlib.use("Agg")
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@pytest.fixture(scope="module")
+def functions():
+    return bench.course_functions()
+
+
+def test_without_a_gpu_it_says_so_in_one_line_and_exits_cleanly():
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    done = subprocess.run([sys.executable, "benchmarks/run.py"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 1 and "No CUDA GPU" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_every_solution_notebook_has_a_row():
+    notebooks = {path.stem for path in SOLUTIONS.glob("[0-9][0-9]_*.ipynb")}
+    assert {row.notebook for row in bench.ROWS} == notebooks
+
+
+@pytest.mark.parametrize("row", bench.ROWS, ids=lambda row: row.name)
+def test_each_course_function_agrees_with_its_torch_counterpart(functions, row):
+    n = 3 * 4096 + 5  # several tiles and a ragged tail, small enough for the interpreter
+    assert bench.agrees(row, functions[row.name], n, DEVICE) is None
+
+
+def test_a_wrong_course_function_is_caught_before_it_is_timed():
+    row = next(r for r in bench.ROWS if r.function == "sum_two_stage")
+    why = bench.agrees(row, lambda x, out: out.fill_(0.0), 1000, DEVICE)
+    assert why is not None and "not close" in why
+
+
+def test_bytes_moved_counts_every_input_and_the_output():
+    x, y, out = torch.empty(1000), torch.empty(1000), torch.empty(1000)
+    assert bench.bytes_moved((x, y), out) == 12_000  # vector add: two reads and one write
+    assert bench.bytes_moved((torch.empty(10, 100),), torch.empty(10)) == 4_040  # row sum: one float per row
+
+
+def test_the_table_marks_each_shortfall():
+    row = bench.ROWS[2]
+    small, large = 2 ** 12, bench.BANDWIDTH_BOUND_ELEMENTS
+    copy = {small: 10.0, large: 100.0}
+    cases = {  # (course GB/s, torch GB/s) -> what the goal column must say
+        (9.0, 10.0): {small: "below torch", large: "below torch, below 95% of copy"},
+        (94.0, 90.0): {small: "ok", large: "below 95% of copy"},  # launch-bound sizes have no copy goal
+        (96.0, 96.0): {small: "ok", large: "ok"},
+    }
+    for (course, reference), want in cases.items():
+        results = {(row.name, n): (course, reference) for n in (small, large)}
+        lines = bench.table([row], [small, large], results, copy)
+        assert {n: line[-1] for n, line in zip((small, large), lines)} == want
+
+
+def test_sizes_go_from_launch_bound_to_bandwidth_bound_within_memory():
+    assert bench.sizes(False, 10 ** 12) == [2 ** k for k in range(12, 29, 2)]
+    assert bench.sizes(True, 10 ** 12) == [2 ** k for k in range(12, 29, 4)]
+    assert max(bench.sizes(False, 2 ** 30)) * 12 <= 2 ** 30 // 3
+
+
+def test_plot_has_a_line_per_row_and_the_references():
+    rows = bench.ROWS[:3]
+    ns = [2 ** 12, 2 ** 14]
+    results = {(row.name, n): (1.0 + i, 2.0) for i, row in enumerate(rows) for n in ns}
+    fig = bench.plot(rows, ns, results, {n: 5.0 for n in ns}, "title")
+    gbps_axes, ratio_axes = fig.axes
+    assert len(gbps_axes.lines) == len(rows) + 1  # and the device copy
+    assert len(ratio_axes.lines) == len(rows) + 1  # and torch at 1.0
+    assert list(ratio_axes.lines[1].get_ydata()) == [1.0, 1.0]
+
+
+def test_markdown_table_has_a_header_and_a_line_per_row():
+    text = bench.markdown(["a", "b"], [["x", 1234.5], ["y", 2.0]])
+    assert text.splitlines() == ["| a | b |", "|---|---|", "| x | 1,234 |", "| y | 2 |"]
