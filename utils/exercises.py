@@ -159,7 +159,9 @@ def _logsumexp_cases(large: bool) -> list[Case]:
 
 def _mean_var_cases(large: bool) -> list[Case]:
     # N >= 2 (a variance of one value is 0 either way); "offset" values sit at 1e4 with a spread of 1.
-    cases = [Case(c.name, c.inputs, (2,)) for c in _scaled_cases(large) if c.n > 1]
+    # In sorted inputs the tiles' means differ, so a merge that drops the spread between them shows.
+    cases = [Case(c.name, c.inputs, (2,), traits=frozenset({"sorted"} if c.name.endswith("scending") else ()))
+             for c in _scaled_cases(large) if c.n > 1]
     return cases + _extra_cases([(1000, "offset"), (4096, "offset"), (2**15 + 3, "offset")], seed=700,
                                 traits={"offset"}, out_shape=(2,))
 
@@ -431,6 +433,10 @@ MISTAKES = {
                     "mean^2 subtracts two nearly equal large numbers and float32 keeps too few digits. "
                     "Accumulate deviations instead: Welford / Chan's combine, or sums of x - shift with "
                     "shift close to the mean (x[0] will do).",
+    "spread_between_tiles": "the variance is too small only where the tiles' means differ (sorted input): "
+                            "merging two partials must add the spread between their means, "
+                            "M2 = M2_a + M2_b + delta^2 * n_a * n_b / (n_a + n_b) with delta = mean_b - "
+                            "mean_a, not just M2_a + M2_b.",
     "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
                          "on timing (atomics). Write partials to scratch and combine them in one program.",
     "input_modified": "your kernel wrote into an input tensor: store into out_ptr, and only read x_ptr.",
@@ -567,11 +573,12 @@ EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in [
         id="mean_var", signature="mean_var(x, out)",
         description="out[0] = mean(x), out[1] = var(x) (divided by n) for N >= 2, accurate even when the "
                     "mean is much larger than the spread",
-        hint="each program stores its tile's count, mean and M2 = sum((x - tile mean)^2); one program "
-             "combines them with Chan's formula. Or accumulate sums of (x - shift) with shift = x[0].",
+        hint="each program keeps the count, mean and M2 = sum((x - mean)^2) of its tiles, merging tile "
+             "after tile with Chan's rule, and stores them; one program combines the programs' triples "
+             "the same way. Or accumulate sums of (x - shift) with shift = x[0].",
         cases=_mean_var_cases, reference=_mean_var, compare="sum", predictions=_mean_var_predictions,
         mistakes=_mistakes(**_MEAN_VAR), tolerance=_mean_var_tolerance,
-        trait_mistakes={"offset": "cancellation"}),
+        trait_mistakes={"offset": "cancellation", "sorted": "spread_between_tiles"}),
     _rows(
         "row_sum", "row_sum(x, out)",
         "out[r] = sum(x[r, :]) in fp32 for 2-D x of any strides, fp16 or fp32; one program per row",

@@ -126,10 +126,50 @@ def mean_var_std(x, out):
     out[1] = out[1].sqrt()  # BUG: the standard deviation
 
 
-CORRECT = [mean_var, mean_var_shifted]
+@triton.jit
+def program_moments_kernel(x_ptr, count_ptr, mean_ptr, m2_ptr, n_elements, BLOCK_SIZE: tl.constexpr,
+                           BETWEEN_TILES: tl.constexpr):
+    # Persistent: each program merges its tiles into a running (count, mean, M2) with Chan's rule.
+    count = 0.0
+    mean = 0.0
+    m2 = 0.0
+    for start in range(tl.program_id(0) * BLOCK_SIZE, n_elements, tl.num_programs(0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_elements
+        x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
+        c = tl.sum(mask.to(tl.float32), axis=0)
+        mu = tl.sum(x, axis=0) / c
+        deviation = tl.where(mask, x - mu, 0.0)
+        total = count + c
+        delta = mu - mean
+        mean += delta * (c / total)
+        m2 += tl.sum(deviation * deviation, axis=0)
+        if BETWEEN_TILES:
+            m2 += delta * delta * (count * c / total)
+        count = total
+    tl.store(count_ptr + tl.program_id(0), count)
+    tl.store(mean_ptr + tl.program_id(0), mean)
+    tl.store(m2_ptr + tl.program_id(0), m2)
+
+
+def mean_var_persistent(x, out, programs=6, between_tiles=True):
+    n = x.numel()
+    programs = min(programs, triton.cdiv(n, BLOCK_SIZE))
+    count, mean, m2 = (torch.empty(programs, device=x.device) for _ in range(3))
+    program_moments_kernel[(programs,)](x, count, mean, m2, n, BLOCK_SIZE=BLOCK_SIZE,
+                                        BETWEEN_TILES=between_tiles)
+    combine_moments_kernel[(1,)](count, mean, m2, out, programs, BLOCK_SIZE=64)
+
+
+def mean_var_persistent_no_spread(x, out):
+    mean_var_persistent(x, out, between_tiles=False)  # BUG: the merge drops count*c/total * delta^2
+
+
+CORRECT = [mean_var, mean_var_shifted, mean_var_persistent]
 WRONG = [
     (mean_var_two_sums, "cancellation"),
     (mean_var_unbiased, "unbiased_variance"),
     (mean_var_full_count, "counted_masked_lanes"),
     (mean_var_std, "std_instead_of_variance"),
+    (mean_var_persistent_no_spread, "spread_between_tiles"),
 ]
