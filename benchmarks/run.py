@@ -4,9 +4,10 @@
 
 The kernels and the host functions that launch them are loaded from the solution notebooks by
 `utils.kernels.load`, so this runs exactly what the notebooks teach. Each course function is first checked
-against its torch counterpart, then both are timed with `triton.testing.do_bench` on sizes from
-launch-bound (4 Ki elements) to bandwidth-bound (256 Mi elements, 1 GiB of float32), next to a
-device-to-device copy of the same size. It prints a table (GB/s, % of the copy's GB/s, ratio to torch) and
+against its torch counterpart, then both are timed on sizes from launch-bound (4 Ki elements) to
+bandwidth-bound (256 Mi elements, 1 GiB of float32), next to a device-to-device copy of the same size.
+The timer is `utils.bench.gbps_back_to_back`: calls back to back, as a program's loop makes them, so at
+small sizes the numbers say how fast each side launches its kernels. It prints a table (GB/s, % of the copy's GB/s, ratio to torch) and
 writes `results.md`, `results.csv` and `results.png` to --out. Without a GPU it says so and exits.
 """
 
@@ -113,25 +114,26 @@ def sizes(quick: bool, free_bytes: int) -> list[int]:
 
 
 def time_both(row: Row, function: Callable, n: int, device: str) -> tuple[float, float]:
-    """GB/s of the course function and of its torch counterpart, on the same inputs."""
-    from utils.bench import gbps
+    """GB/s of the course function and of its torch counterpart, on the same inputs, called back to back."""
+    from utils.bench import gbps_back_to_back
 
     inputs, out = row.prepare(n, device)
     moved = bytes_moved(inputs, out)
-    return gbps(lambda: function(*inputs, out), moved), gbps(lambda: row.torch_fn(inputs, out), moved)
+    return (gbps_back_to_back(lambda: function(*inputs, out), moved),
+            gbps_back_to_back(lambda: row.torch_fn(inputs, out), moved))
 
 
 def measure(rows, functions, ns, device):
     """{(row name, n): (course GB/s, torch GB/s)} and {n: copy GB/s}, with a progress bar."""
     from tqdm import tqdm
 
-    from utils.bench import copy_gbps
+    from utils.bench import copy_gbps, gbps_back_to_back
 
     copy = {}
     results = {}
     with tqdm(total=len(ns) * (len(rows) + 1), unit="run", desc="benchmark") as bar:
         for n in ns:
-            copy[n] = copy_gbps(n, device)
+            copy[n] = copy_gbps(n, device, timer=gbps_back_to_back)
             bar.update()
             for row in rows:
                 bar.set_postfix_str(f"{row.name}, n=2^{n.bit_length() - 1}")
@@ -221,8 +223,8 @@ def main(argv=None) -> int:
 
     lines = table(rows, ns, results, copy)
     driver = torch.cuda.get_device_properties(0)
-    title = (f"{versions()}, driver {_driver_version()}, {date.today().isoformat()} "
-             f"({driver.multi_processor_count} SMs)")
+    title = (f"{versions()}, driver {_driver_version()}, {driver.multi_processor_count} SMs, "
+             f"{date.today().isoformat()}")
     print(title)
     print_table(HEADERS, lines)
     largest = ns[-1]

@@ -4,7 +4,7 @@ import matplotlib
 import pytest
 import torch
 
-from utils.bench import copy_gbps, gbps, plot_gbps, print_table
+from utils.bench import copy_gbps, gbps, gbps_back_to_back, plot_gbps, print_table
 
 matplotlib.use("Agg")
 
@@ -28,3 +28,9 @@ def test_copy_bandwidth_is_a_positive_rate():
     assert copy_gbps(2**20) > 0
     x = torch.ones(2**20, device="cuda")
     assert gbps(lambda: x.sum(), x.numel() * 4) > 0
+
+
+def test_back_to_back_rate_counts_the_bytes_per_call():
+    x = torch.ones(2**16)  # the timer is torch.utils.benchmark's: it runs on the CPU too
+    rate = gbps_back_to_back(lambda: x.sum(), x.numel() * 4, min_run_time=0.05)
+    assert 0 < rate < float("inf")
