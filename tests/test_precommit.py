@@ -57,7 +57,10 @@ def test_nbstripout_strips_outputs_and_leaves_committed_notebooks_alone(scratch)
     clean = (scratch / "clean.ipynb").read_text(encoding="utf-8")
     nb = nbformat.reads(clean, as_version=4)
     code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    # What running the notebook in JupyterLab leaves behind: counts, outputs, timing metadata.
+    # What running and saving the notebook in Jupyter leaves behind: counts, outputs, timing metadata,
+    # and a fuller language_info than the committed {"name": "python"}.
+    nb.metadata.language_info.update(version="3.11.7", mimetype="text/x-python", file_extension=".py",
+                                     codemirror_mode={"name": "ipython", "version": 3})
     code[0].execution_count = 1
     code[0].outputs = [v4.new_output("stream", name="stdout", text="device: CPU | mode: interpreter\n")]
     code[0].metadata["execution"] = {"iopub.status.idle": "2026-12-01T10:00:00.000Z"}
