@@ -52,19 +52,3 @@ def test_checked_exercises_are_registered(path):
     used = re.findall(r"""\bcheck\(\s*["'](\w+)["']""", source)
     assert used, f"{_id(path)} never calls check()"
     assert set(used) <= set(EXERCISES), f"unknown exercise ids in {_id(path)}: {set(used) - set(EXERCISES)}"
-
-
-def test_readme_colab_badges_point_at_notebooks():
-    from utils.setup import COURSE_BRANCH, COURSE_REPO
-
-    readme = (ROOT / "README.md").read_text()
-    slug = COURSE_REPO.removeprefix("https://github.com/")
-    targets = re.findall(r"colab\.research\.google\.com/github/([^)\s]+)", readme)
-    assert targets, "the README has no Open-in-Colab badges"
-    prefix = f"{slug}/blob/{COURSE_BRANCH}/"
-    for target in targets:
-        assert target.startswith(prefix), f"badge {target} does not point into {prefix}"
-        assert (ROOT / target.removeprefix(prefix)).is_file(), f"badge points at a missing file: {target}"
-    learner = {p.name for p in NOTEBOOKS if p.parent.name == "notebooks"}
-    badged = {Path(t).name for t in targets}
-    assert learner <= badged, f"notebooks without a badge: {learner - badged}"
