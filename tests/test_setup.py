@@ -6,7 +6,7 @@ from pathlib import Path
 import torch
 import triton
 
-from utils.setup import SETUP_CELL, Course, setup
+from utils.setup import SETUP_CELL, Course, interpreter_warning, setup
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,3 +61,24 @@ def test_setup_cell_runs_from_the_notebooks_folder(monkeypatch, capsys):
     assert namespace["DEVICE"] == namespace["course"].device
     assert namespace["ROOT"] == str(ROOT)
     assert capsys.readouterr().out.startswith("device: ")
+
+
+def test_a_triton_and_numpy_pair_the_interpreter_cannot_run_is_named():
+    warning = interpreter_warning("3.6.0", "2.4.1")
+    assert warning and "numpy<2.4" in warning and "3.6.0" in warning
+    for triton_version, numpy_version in (("3.6.0", "2.3.5"), ("3.7.0", "2.4.1"), ("3.9.0", "2.5.0"),
+                                          ("3.3.1", "1.26.4"), ("3.6.0", "2.0.2")):
+        assert interpreter_warning(triton_version, numpy_version) is None, (triton_version, numpy_version)
+    assert interpreter_warning("3.6.0+git1234", "2.4.0rc1")  # local and pre-release versions parse too
+
+
+def test_the_warning_is_printed_under_the_banner_in_the_interpreter(monkeypatch, capsys):
+    import numpy
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(triton, "__version__", "3.6.0")
+    monkeypatch.setattr(numpy, "__version__", "2.4.1")
+    _unset_interpreter(monkeypatch)
+    setup()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("device: CPU") and "numpy<2.4" in lines[1]

@@ -1,7 +1,8 @@
 """The first cell of every notebook: pick the device, switch Triton to its interpreter when there is no GPU.
 
 `setup()` must run before any `@triton.jit` kernel is defined, because the decorator reads
-`TRITON_INTERPRET` when it runs. It prints one line naming the device, torch, triton and the mode, and
+`TRITON_INTERPRET` when it runs. It prints one line naming the device, torch, triton and the mode (and a
+second, a warning, when the interpreter's triton cannot work with the installed numpy), and
 returns a `Course` that tells the notebook which device to allocate on and how large its problems may be
 (the interpreter runs about one program instance per millisecond, so CPU sizes stay small).
 
@@ -59,6 +60,7 @@ def setup(verbose: bool = True) -> Course:
     Setting TRITON_INTERPRET=1 yourself forces the interpreter even on a GPU machine (instructors use
     this to see what a CPU-only learner sees).
     """
+    import numpy
     import torch
 
     forced = os.environ.get("TRITON_INTERPRET") == "1"
@@ -79,4 +81,25 @@ def setup(verbose: bool = True) -> Course:
     description = f"device: {where} | torch {torch.__version__} | triton {triton.__version__} | mode: {mode}"
     if verbose:
         print(description)
+        warning = None if on_gpu else interpreter_warning(triton.__version__, numpy.__version__)
+        if warning:
+            print(warning)
     return Course(device="cuda" if on_gpu else "cpu", on_gpu=on_gpu, description=description)
+
+
+def _major_minor(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int("".join(ch for ch in minor if ch.isdigit()) or 0)
+
+
+def interpreter_warning(triton_version: str, numpy_version: str) -> str | None:
+    """A line for the learner when their triton and numpy cannot run every notebook in the interpreter.
+
+    triton 3.6's interpreter (Colab's triton, and the one paired with torch 2.11) fails with numpy 2.4 or
+    newer on a loop such as `range(0, n_cols, BLOCK)` with a runtime bound, which notebook 05 uses:
+    "only 0-dimensional arrays can be converted to Python scalars". triton 3.7 fixed it.
+    """
+    if _major_minor(triton_version) < (3, 7) and _major_minor(numpy_version) >= (2, 4):
+        return (f"warning: triton {triton_version}'s interpreter fails with numpy {numpy_version} on loops "
+                f"with a runtime bound (notebook 05); install numpy<2.4, e.g. pip install \"numpy<2.4\"")
+    return None
