@@ -29,7 +29,9 @@ case "${1:-}" in
   test)
     shift
     "$VENV/bin/ruff" check .
-    exec "$VENV/bin/python" -m pytest "$@" ;;
+    # Two worker processes (pytest-xdist): CI has two cores, and a notebook in the interpreter keeps one
+    # busy. pyproject.toml's --dist loadscope keeps each notebook on one worker. -n 0 or -n N overrides.
+    exec "$VENV/bin/python" -m pytest -n 2 "$@" ;;
   bench)
     shift
     exec "$VENV/bin/python" benchmarks/run.py "$@" ;;

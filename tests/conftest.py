@@ -1,8 +1,13 @@
-"""Pytest set-up: run Triton kernels in the CPU interpreter when there is no GPU."""
+"""Pytest set-up: one CPU thread per process for torch; the Triton interpreter when there is no GPU."""
 
 import os
 
-import torch
+# Before torch is imported, here and in the notebook kernels that inherit this environment: the tests'
+# tensors are small, and with two test workers on two cores (./course.sh test) each process's OpenMP
+# threads only compete (measured on two cores: the whole suite ran about 15% faster).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import torch  # noqa: E402
 
 if not torch.cuda.is_available():
     # Must happen before any @triton.jit decorator runs: the decorator reads this variable.
