@@ -55,6 +55,11 @@ def bytes_moved(inputs, out) -> int:
     return sum(t.numel() * t.element_size() for t in (*inputs, out))
 
 
+def power(n: int) -> str:
+    """A size as the table writes it: 2^k for n = 2 ** k."""
+    return f"2^{n.bit_length() - 1}"
+
+
 def vector(n, device, out_size=1):
     return (torch.rand(n, device=device) - 0.25,), torch.empty(out_size, device=device)
 
@@ -139,7 +144,7 @@ def measure(rows, functions, ns, device):
             copy[n] = copy_gbps(n, device, timer=gbps_back_to_back)
             bar.update()
             for row in rows:
-                bar.set_postfix_str(f"{row.name}, n=2^{n.bit_length() - 1}")
+                bar.set_postfix_str(f"{row.name}, n={power(n)}")
                 results[row.name, n] = time_both(row, functions[row.name], n, device)
                 bar.update()
     return results, copy
@@ -157,7 +162,7 @@ def table(rows, ns, results, copy):
                 short.append("below torch")
             if n >= BANDWIDTH_BOUND_ELEMENTS and share < COPY_GOAL:
                 short.append(f"below {COPY_GOAL:.0%} of copy")
-            lines.append([row.name, f"2^{n.bit_length() - 1}", course, f"{share:.0%}", reference,
+            lines.append([row.name, power(n), course, f"{share:.0%}", reference,
                           f"{ratio:.2f}x", ", ".join(short) or "ok"])
     return lines
 
@@ -205,7 +210,7 @@ def report(rows, ns, results, copy, title, out: Path) -> None:
     from utils.bench import print_table
 
     lines = table(rows, ns, results, copy)
-    largest = f"2^{ns[-1].bit_length() - 1}"
+    largest = power(ns[-1])
     summary = [line for line in lines if line[1] == largest]
     print(title)
     print_table(HEADERS, lines)
@@ -216,7 +221,7 @@ def report(rows, ns, results, copy, title, out: Path) -> None:
     (out / "results.md").write_text(
         f"{title}\n\nAt {largest} elements (device copy {copy[ns[-1]]:,.0f} GB/s):\n\n"
         f"{markdown(HEADERS, summary)}\n\nAll sizes:\n\n{markdown(HEADERS, lines)}\n"
-        "\nDevice copy GB/s by size: " + ", ".join(f"2^{n.bit_length() - 1}: {copy[n]:,.0f}" for n in ns)
+        "\nDevice copy GB/s by size: " + ", ".join(f"{power(n)}: {copy[n]:,.0f}" for n in ns)
         + "\n")
     with open(out / "results.csv", "w", newline="") as f:
         writer = csv.writer(f)

@@ -74,15 +74,13 @@ def jit_functions(notebook: str | None = None) -> list[JitFunction]:
 # What a notebook's definitions may use besides each other: the imports and names of its set-up cell.
 # `course` is built here, not by utils.setup.setup(), which would switch on the interpreter as a side effect.
 PRELUDE = """\
-import os
-
 import torch
 import triton
 import triton.language as tl
 
-from utils.setup import Course
+from utils.setup import Course, runs_on_gpu
 
-_ON_GPU = torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
+_ON_GPU = runs_on_gpu()
 course = Course(device="cuda" if _ON_GPU else "cpu", on_gpu=_ON_GPU, description="loaded by utils.kernels")
 DEVICE = course.device
 """

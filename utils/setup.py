@@ -54,6 +54,14 @@ class Course:
         return gpu if self.on_gpu else cpu
 
 
+def runs_on_gpu() -> bool:
+    """Whether kernels compile for a GPU here: one is present and TRITON_INTERPRET=1 does not force the
+    interpreter. setup() decides with this, and so does utils.kernels.load."""
+    import torch
+
+    return torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
+
+
 def setup(verbose: bool = True) -> Course:
     """Choose the device, switch Triton to the interpreter if needed, and print one line saying so.
 
@@ -64,7 +72,7 @@ def setup(verbose: bool = True) -> Course:
     import torch
 
     forced = os.environ.get("TRITON_INTERPRET") == "1"
-    on_gpu = torch.cuda.is_available() and not forced
+    on_gpu = runs_on_gpu()
     if not on_gpu:
         # Must happen before any @triton.jit runs: the decorator reads this variable.
         os.environ["TRITON_INTERPRET"] = "1"
