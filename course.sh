@@ -3,6 +3,7 @@
 #   ./course.sh lab     open the course in JupyterLab
 #   ./course.sh test    lint, unit tests, and every notebook run top to bottom (pytest --nbval)
 #   ./course.sh bench   on a CUDA GPU: every reduction of the course against torch and the device copy
+#   ./course.sh reference  on a CUDA GPU: run every solution notebook, outputs kept, into reference/<gpu>/
 set -euo pipefail
 cd "$(dirname "$0")"
 VENV=${COURSE_VENV:-.venv}
@@ -35,7 +36,10 @@ case "${1:-}" in
   bench)
     shift
     exec "$VENV/bin/python" benchmarks/run.py "$@" ;;
+  reference)
+    shift
+    exec "$VENV/bin/python" -m utils.reference "$@" ;;
   *)
-    echo "usage: ./course.sh lab | test | bench" >&2
+    echo "usage: ./course.sh lab | test | bench | reference" >&2
     exit 2 ;;
 esac

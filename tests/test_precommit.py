@@ -85,3 +85,19 @@ def test_ruff_lints_notebook_cells(scratch):
     assert _run_hook(scratch, "ruff", "clean.ipynb").returncode == 0
     result = _run_hook(scratch, "ruff", "unused_import.ipynb")
     assert result.returncode == 1 and "F401" in result.stdout, result.stdout
+
+
+def test_hooks_leave_the_reference_run_alone(scratch):
+    # reference/ keeps its outputs: they are what learners without a GPU read (utils/reference.py).
+    nb = nbformat.read(str(scratch / "clean.ipynb"), as_version=4)
+    first = next(cell for cell in nb.cells if cell.cell_type == "code")
+    first.execution_count = 1
+    first.outputs = [v4.new_output("stream", name="stdout", text="device: NVIDIA H200 (sm_90)\n")]
+    (scratch / "reference" / "h200").mkdir(parents=True)
+    executed = scratch / "reference" / "h200" / "01_vector_add.ipynb"
+    nbformat.write(nb, str(executed))
+    before = executed.read_text(encoding="utf-8")
+    for hook in ("nbstripout", "ruff"):
+        result = _run_hook(scratch, hook, "reference/h200/01_vector_add.ipynb")
+        assert result.returncode == 0, f"{hook} touched reference/:\n{result.stdout}"
+    assert executed.read_text(encoding="utf-8") == before

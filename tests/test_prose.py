@@ -81,7 +81,8 @@ def test_markdown_types_no_measured_figure(path):
 
 
 @pytest.mark.parametrize("text", [
-    "the kernel took 0.54 ms", "4,227 GB/s", "102% of the copy", "1.03x torch.amax", "about 1,450 times longer",
+    "the kernel took 0.54 ms", "4,227 GB/s", "102% of the copy", "1.03x torch.amax",
+    "about 1,450 times longer",
     "179 distinct float32 results", "at most 1.4·10⁻⁶", "spilled 5,016 registers", "took 3.8 to 7.1 µs",
     "an error of 3e-7",
 ])

@@ -1,5 +1,6 @@
 """utils.setup: the first cell picks GPU or interpreter and says so in one line (Colab: test_colab.py)."""
 
+import datetime
 import os
 from pathlib import Path
 
@@ -35,11 +36,25 @@ def test_on_a_gpu_kernels_are_compiled(monkeypatch, capsys):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda: (7, 5))
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda: "Tesla T4")
+    monkeypatch.setattr("utils.setup.gpu_driver", lambda: "535.104.05")
     _unset_interpreter(monkeypatch)
     course = setup()
     assert "TRITON_INTERPRET" not in os.environ
     assert (course.device, course.on_gpu) == ("cuda", True)
-    assert "Tesla T4 (sm_75)" in capsys.readouterr().out
+    assert "Tesla T4 (sm_75, driver 535.104.05)" in capsys.readouterr().out
+
+
+def test_the_gpu_banner_names_the_driver_and_the_date(monkeypatch, capsys):
+    # A saved run (the reference notebooks) must say what it came from: GPU, driver, versions, date.
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda: (9, 0))
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda: "NVIDIA H200")
+    monkeypatch.setattr("utils.setup.gpu_driver", lambda: "580.159.04")
+    _unset_interpreter(monkeypatch)
+    setup()
+    banner = capsys.readouterr().out.strip()
+    assert banner.startswith("device: NVIDIA H200 (sm_90, driver 580.159.04) | torch ")
+    assert datetime.date.today().isoformat() in banner and f"triton {triton.__version__}" in banner
 
 
 def test_triton_interpret_forces_the_interpreter_even_on_a_gpu(monkeypatch, capsys):

@@ -13,7 +13,9 @@ because Colab's torch pins an exact triton.
 
 from __future__ import annotations
 
+import datetime
 import os
+import subprocess
 from dataclasses import dataclass
 
 COURSE_REPO = "https://github.com/triton-reductions/triton-reductions-course"
@@ -62,6 +64,17 @@ def runs_on_gpu() -> bool:
     return torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
 
 
+def gpu_driver() -> str:
+    """The NVIDIA driver's version, from nvidia-smi (torch does not report it); "unknown" without one."""
+    try:
+        done = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    versions = done.stdout.split()
+    return versions[0] if done.returncode == 0 and versions else "unknown"
+
+
 def setup(verbose: bool = True) -> Course:
     """Choose the device, switch Triton to the interpreter if needed, and print one line saying so.
 
@@ -80,8 +93,9 @@ def setup(verbose: bool = True) -> Course:
 
     if on_gpu:
         major, minor = torch.cuda.get_device_capability()
-        where = f"{torch.cuda.get_device_name()} (sm_{major}{minor})"
-        mode = "compiled GPU kernels"
+        where = f"{torch.cuda.get_device_name()} (sm_{major}{minor}, driver {gpu_driver()})"
+        # The date too, so that a saved run (reference/, a screenshot) says when its figures were measured.
+        mode = f"compiled GPU kernels | {datetime.date.today().isoformat()}"
     else:
         where = "CPU"
         reason = "TRITON_INTERPRET=1 was set" if forced else "no GPU found"

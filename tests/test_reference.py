@@ -1,0 +1,108 @@
+"""The committed H200 reference run (reference/h200/) is whole, current and says what it ran on.
+
+Learners without a GPU read these notebooks for the figures their CPU cannot measure, so a reference
+notebook whose code no longer matches its solution would show them numbers from code they are not
+running. `python -m utils.reference` on a GPU regenerates them (see utils/reference.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat import v4
+
+from utils import reference
+from utils.release import solution_paths
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = ROOT / "reference" / "h200"
+SOLUTIONS = solution_paths()
+RUN_KEYS = {"gpu", "capability", "driver", "torch", "triton", "python", "date"}
+
+
+def _code_cells(nb):
+    return [cell for cell in nb.cells if cell.cell_type == "code"]
+
+
+def _reference(solution: Path):
+    path = H200 / solution.name
+    assert path.is_file(), (f"reference/h200/{solution.name} is missing: run `./course.sh reference` on a "
+                            "GPU and commit what it writes")
+    return nbformat.read(path, as_version=4)
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name)
+def test_reference_code_is_the_solutions_code(solution):
+    ref = _code_cells(_reference(solution))
+    sol = _code_cells(nbformat.read(solution, as_version=4))
+    for index, (want, got) in enumerate(zip(sol, ref)):
+        assert got.source == want.source, (
+            f"reference/h200/{solution.name}: code cell {index} (id {want.get('id')!r}) differs from "
+            f"solutions/{solution.name}; regenerate the reference run (./course.sh reference on a GPU)")
+    assert len(ref) == len(sol), (f"reference/h200/{solution.name} has {len(ref)} code cells, the solution "
+                                  f"{len(sol)}; regenerate the reference run")
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name)
+def test_reference_ran_every_cell_without_an_error(solution):
+    cells = _code_cells(_reference(solution))
+    counts = [cell.get("execution_count") for cell in cells]
+    assert counts == list(range(1, len(cells) + 1)), f"{solution.name}: not every cell ran once, in order"
+    errors = [(i, out.get("ename")) for i, cell in enumerate(cells) for out in cell.outputs
+              if out.output_type == "error"]
+    assert not errors, f"{solution.name}: cells raised {errors}"
+    images = sum("image/png" in out.get("data", {}) for cell in cells for out in cell.outputs)
+    assert images, f"{solution.name}: no figure in the outputs (was MPLBACKEND=Agg set for the run?)"
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name)
+def test_reference_names_gpu_driver_versions_and_date(solution):
+    nb = _reference(solution)
+    run = nb.metadata.get("reference_run", {})
+    assert RUN_KEYS <= set(run), f"{solution.name}: reference_run metadata lacks {RUN_KEYS - set(run)}"
+    assert "H200" in run["gpu"]
+    banner = "".join(out.get("text", "") for out in _code_cells(nb)[0].outputs)
+    for key in ("gpu", "driver", "torch", "triton", "date"):
+        assert run[key] in banner, f"{solution.name}: the first output does not name the {key} ({run[key]})"
+
+
+def test_every_reference_notebook_has_a_solution():
+    extra = sorted({p.name for p in H200.glob("*.ipynb")} - {p.name for p in SOLUTIONS})
+    assert not extra, f"reference/h200/ holds notebooks with no solution: {extra}"
+
+
+@pytest.mark.parametrize("name, folder", [("NVIDIA H200", "h200"), ("Tesla T4", "t4"),
+                                          ("NVIDIA GeForce RTX 4090", "rtx-4090"), ("", "gpu")])
+def test_gpu_folder_names(name, folder):
+    assert reference.gpu_folder_name(name) == folder
+
+
+def test_without_a_gpu_the_command_says_so(monkeypatch, capsys):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert reference.main([]) == 2
+    assert "needs a CUDA GPU" in capsys.readouterr().out
+
+
+def test_a_run_keeps_outputs_and_keeps_a_failure_apart(tmp_path):
+    # A tiny notebook through the real executor (a kernel of this Python), once passing, once raising.
+    notebook = tmp_path / "src" / "99_probe.ipynb"
+    notebook.parent.mkdir()
+    nb = v4.new_notebook(cells=[v4.new_code_cell("print('hello from', 6 * 7)")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, notebook)
+    info = {"gpu": "test", "date": "2026-12-01"}
+    written, _, error = reference.run_notebook(notebook, tmp_path / "out", info)
+    assert error is None and written.name == "99_probe.ipynb"
+    done = nbformat.read(written, as_version=4)
+    assert done.cells[0].outputs[0]["text"] == "hello from 42\n"
+    assert done.metadata["reference_run"]["gpu"] == "test"
+
+    nb.cells.append(v4.new_code_cell("raise ValueError('planted')"))
+    nbformat.write(nb, notebook)
+    written, _, error = reference.run_notebook(notebook, tmp_path / "out", info)
+    assert "planted" in error and written.name == "99_probe.FAILED.ipynb"
+    assert (tmp_path / "out" / "99_probe.ipynb").is_file(), "a failed run must not replace the good one"

@@ -1,0 +1,129 @@
+"""The reference run: every solution notebook executed top to bottom on a GPU, outputs and figures kept.
+
+Learners without a GPU read what the cells print on a real one in `reference/<gpu>/NN_topic.ipynb`
+(GitHub and nbviewer render it as it is). On a CUDA machine,
+
+    ./course.sh reference            # or: python -m utils.reference [NN_topic.ipynb ...] [--out DIR]
+
+runs each notebook of `solutions/` with nbclient (a fresh kernel per notebook, in `solutions/`, as a
+learner's Run All would) and writes it, outputs included, to `reference/<gpu>/` (for example
+`reference/h200/`). The notebook's metadata gets a `reference_run` entry naming the GPU, its driver,
+torch, triton, Python and the date; the set-up cell's banner, the first output, names them too. A
+notebook whose run raises is written beside as `NN_topic.FAILED.ipynb` instead, and the command exits
+non-zero, so a broken run never replaces a good one. Regenerate the run after any change to a
+notebook's code: `tests/test_reference.py` fails while a reference notebook's code cells differ from
+its solution's.
+
+nbclient executes; this module only chooses the folder, records the versions and keeps failures apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+
+from utils.release import REPO_ROOT, solution_paths
+
+REFERENCE_DIR = REPO_ROOT / "reference"
+CELL_TIMEOUT_S = 600
+# Words that GPU names share and that say nothing about the card: "NVIDIA H200" is filed as h200.
+_VENDOR_WORDS = {"nvidia", "tesla", "geforce", "amd", "radeon"}
+
+
+def gpu_folder_name(gpu_name: str) -> str:
+    """The folder a GPU's reference run goes to: "NVIDIA H200" -> "h200", "Tesla T4" -> "t4"."""
+    words = [w for w in re.split(r"[^a-z0-9]+", gpu_name.lower()) if w and w not in _VENDOR_WORDS]
+    return "-".join(words) or "gpu"
+
+
+def machine() -> dict[str, str]:
+    """What a reference run ran on: GPU, compute capability, driver, and the software that matters."""
+    import torch
+    import triton
+
+    from utils.setup import gpu_driver
+
+    major, minor = torch.cuda.get_device_capability()
+    return {
+        "gpu": torch.cuda.get_device_name(),
+        "capability": f"sm_{major}{minor}",
+        "driver": gpu_driver(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "python": platform.python_version(),
+        "date": datetime.date.today().isoformat(),
+    }
+
+
+def run_notebook(solution: Path, out_dir: Path, run_info: dict[str, str]) -> tuple[Path, float, str | None]:
+    """Execute `solution` in a fresh kernel in its own folder; write it to `out_dir` with its outputs.
+
+    Returns (written path, seconds, error or None). On an error the notebook, executed up to the failing
+    cell, is written as NN_topic.FAILED.ipynb so that the good reference beside it stays.
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(solution, as_version=4)
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+                            resources={"metadata": {"path": str(solution.parent)}})
+    start = time.perf_counter()
+    error = None
+    try:
+        client.execute()
+    except CellExecutionError as failure:
+        error = str(failure).strip().splitlines()[-1]
+    seconds = time.perf_counter() - start
+    nb.metadata["reference_run"] = dict(run_info, seconds=round(seconds, 1),
+                                        source=f"solutions/{solution.name}")
+    # Keep only the language name, as the committed notebooks do; the versions are in reference_run.
+    nb.metadata["language_info"] = {"name": nb.metadata.get("language_info", {}).get("name", "python")}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / (solution.name if error is None else solution.stem + ".FAILED.ipynb")
+    nbformat.write(nb, target)
+    if error is None:
+        (out_dir / (solution.stem + ".FAILED.ipynb")).unlink(missing_ok=True)
+    return target, seconds, error
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m utils.reference", description=__doc__.split("\n")[0])
+    parser.add_argument("notebooks", nargs="*", help="solution notebooks to run (default: all of solutions/)")
+    parser.add_argument("--out", type=Path, help="folder to write to (default: reference/<gpu>/)")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    if not torch.cuda.is_available():
+        print("The reference run needs a CUDA GPU; none was found here. What an H200 prints is in "
+              "reference/h200/.")
+        return 2
+    run_info = machine()
+    out_dir = args.out or REFERENCE_DIR / gpu_folder_name(run_info["gpu"])
+    solutions = solution_paths()
+    if args.notebooks:
+        wanted = {Path(name).name for name in args.notebooks}
+        solutions = [path for path in solutions if path.name in wanted]
+        missing = wanted - {path.name for path in solutions}
+        if missing:
+            parser.error(f"not in solutions/: {', '.join(sorted(missing))}")
+    print(f"reference run on {run_info['gpu']} ({run_info['capability']}, driver {run_info['driver']}), "
+          f"torch {run_info['torch']}, triton {run_info['triton']}, {run_info['date']} -> {out_dir}")
+    failed = 0
+    for solution in solutions:
+        target, seconds, error = run_notebook(solution, out_dir, run_info)
+        status = "ok" if error is None else f"FAILED: {error}"
+        print(f"  {solution.name}: {seconds:.0f} s, {status} -> {target}")
+        failed += error is not None
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
