@@ -3,7 +3,7 @@
     check("sum_atomic", sum_atomic)     # prints one line and returns True on success
 
 On a wrong answer it raises `ExerciseFailed` (an AssertionError) whose message has a table of the failing
-cases and the likely mistake; `.diagnoses` lists the mistake codes (see utils.exercises.MISTAKES). A
+cases and the likely mistake; `.diagnoses` lists the mistake codes (see utils.diagnose and utils.exercises). A
 function that raises NotImplementedError (the stub the release tool leaves) is reported as "not attempted
 yet" without raising, so the learner's notebook still runs top to bottom.
 
@@ -18,12 +18,12 @@ How mistakes become visible, on the GPU and in the interpreter alike, without Tr
 from __future__ import annotations
 
 import math
-import os
-from dataclasses import dataclass
 
 import torch
 
+from utils.diagnose import Run, agree, close, correct, diagnose
 from utils.exercises import EXERCISES, Case, Exercise
+from utils.setup import runs_on_gpu
 
 CANARY = -31337.0  # fills the zones around out; a learner's kernel has no reason to write this value
 MAX_TABLE_ROWS = 8
@@ -35,21 +35,6 @@ class ExerciseFailed(AssertionError):
     def __init__(self, message: str, diagnoses: list[str]):
         super().__init__(message)
         self.diagnoses = diagnoses
-
-
-@dataclass
-class _Run:
-    case: Case
-    result: torch.Tensor  # out after the call, float64 on the CPU
-    expected: torch.Tensor  # float64 reference
-    garbage: float  # what out held before the call
-    canaries_intact: bool
-    inputs_intact: bool
-    returned: object
-
-    @property
-    def untouched(self) -> bool:
-        return bool((self.result == self.garbage).all())
 
 
 def check(exercise_id: str, fn) -> bool:
@@ -66,7 +51,7 @@ def check(exercise_id: str, fn) -> bool:
     if hasattr(fn, "arg_names") and hasattr(fn, "run"):  # a @triton.jit kernel
         raise TypeError(f"check({exercise_id!r}, fn) wants your host function {exercise.signature}, the "
                         f"one that launches the kernel, not the @triton.jit kernel itself")
-    on_gpu = torch.cuda.is_available() and not _interpreting()
+    on_gpu = runs_on_gpu()
     device = "cuda" if on_gpu else "cpu"
     cases = exercise.cases(on_gpu)
     try:
@@ -74,9 +59,12 @@ def check(exercise_id: str, fn) -> bool:
     except NotImplementedError:
         print(f"{exercise.id}: not attempted yet. Hint: {exercise.hint}")
         return False
-    failing = [run for run in runs if not _correct(exercise, run)]
+    failing = [run for run in runs if not correct(exercise, run)]
     if failing:
-        codes = _diagnose(exercise, fn, device, runs, failing)
+        def with_other_poison(run: Run) -> Run:
+            return _run(exercise, run.case, fn, device, runs.index(run), poison_seed=1)
+
+        codes = diagnose(exercise, runs, failing, with_other_poison)
         raise ExerciseFailed(_failure_report(exercise, runs, failing, codes), codes)
     note = ""
     if exercise.repeats > 1:
@@ -89,10 +77,6 @@ def check(exercise_id: str, fn) -> bool:
     span = f"N from {min(sizes)} to {max(sizes)}"
     print(f"{exercise.id}: all {len(cases)} cases passed ({device}, {span}{note}).")
     return True
-
-
-def _interpreting() -> bool:
-    return os.environ.get("TRITON_INTERPRET") == "1"
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -140,7 +124,7 @@ def _garbage(seed: int, case: Case) -> float:
     return float(torch.tensor(value, dtype=torch.float32))
 
 
-def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed: int = 0) -> _Run:
+def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed: int = 0) -> Run:
     inputs = tuple(_guarded_input(x, case.layout, device, 1000 * poison_seed + 10 * seed + i)
                    for i, x in enumerate(case.inputs))
     numel = math.prod(case.out_shape)
@@ -160,7 +144,7 @@ def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed
     canaries = torch.cat([out_buffer[:guard], out_buffer[guard + numel:]])
     expected = exercise.reference(*(x.double() for x in case.inputs))
     inputs_intact = all(torch.equal(view.cpu(), x) for view, x in zip(inputs, case.inputs))
-    return _Run(case, out.double().cpu(), expected, garbage, bool((canaries == CANARY).all()), inputs_intact,
+    return Run(case, out.double().cpu(), expected, garbage, bool((canaries == CANARY).all()), inputs_intact,
                 returned)
 
 
@@ -176,96 +160,7 @@ def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
 
 
 # ----------------------------------------------------------------------------------------------------
-# Judging and diagnosing
-
-def _agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False, slack=0.0):
-    """Element by element: does `got` match `want` within the exercise's tolerance (plus `slack`)?"""
-    if exercise.compare == "exact":
-        close = (got == want) | ((got - want).abs() <= slack)
-    elif exercise.compare == "elementwise":
-        close = torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=slack)
-    else:
-        atol, rtol = exercise.tolerance(case)  # atol: one number, or one per element of out
-        atol = torch.as_tensor(atol, dtype=torch.float64).reshape(-1)
-        atol = atol.expand(got.numel()).reshape(got.shape) if atol.numel() > 1 else atol[0]
-        close = (got - want).abs() <= atol + slack + rtol * want.abs()
-    close = close & want.isfinite()
-    return close | (got == want) | (equal_nan & got.isnan() & want.isnan())  # == matches infinities
-
-
-def _close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False,
-           slack=0.0) -> bool:
-    return got.shape == want.shape and bool(_agree(exercise, case, got, want, equal_nan, slack).all())
-
-
-def _stale_slack(run: _Run) -> float:
-    """Rounding allowed when a result was accumulated in float32 on top of the garbage out held before."""
-    return 16 * torch.finfo(torch.float32).eps * math.sqrt(run.case.n + 1) * abs(run.garbage)
-
-
-def _correct(exercise: Exercise, run: _Run) -> bool:
-    return _close(exercise, run.case, run.result, run.expected) and run.canaries_intact and run.inputs_intact
-
-
-def _explains(exercise: Exercise, run: _Run, prediction: torch.Tensor, slack=0.0) -> bool:
-    """Does a predicted wrong result match what the learner's kernel produced?
-
-    NaN entries in a prediction mean "this element was never written": it must still hold the garbage,
-    or the exercise's identity where the host reset out first (0 for a sum, -inf for a max).
-    """
-    prediction = prediction.double().reshape(run.result.shape)
-    unwritten = prediction.isnan()
-    if unwritten.any():
-        left = run.result[unwritten]
-        reset = exercise.identity is not None and bool((left == exercise.identity).all())
-        if not (bool((left == run.garbage).all()) or reset):
-            return False
-    return bool((_agree(exercise, run.case, run.result, prediction, slack=slack) | unwritten).all())
-
-
-def _diagnose(exercise: Exercise, fn, device: str, runs: list[_Run], failing: list[_Run]) -> list[str]:
-    codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]  # the likely cause: first
-    if all(run.untouched for run in runs):
-        returned = any(run.returned is not None for run in runs)
-        return [*codes, "returned_instead_of_out" if returned else "not_written"]
-    if not all(run.canaries_intact for run in runs):
-        codes.append("out_of_bounds_write")
-    passing = [run for run in runs if run not in failing]
-    for trait, code in exercise.trait_mistakes.items():  # e.g. only the fp16 cases fail
-        if failing and all(trait in run.case.traits for run in failing) and any(
-                trait not in run.case.traits for run in passing):
-            codes.append(code)
-    wrong_values = [run for run in failing if not _close(exercise, run.case, run.result, run.expected)]
-    # Stale results may be NaN (the sqrt of a negative garbage plus a sum): compare them NaN for NaN.
-    stale_alone = bool(wrong_values) and all(
-        _close(exercise, run.case, run.result, exercise.stale(run.expected, run.garbage).double().reshape(
-            run.result.shape), equal_nan=True, slack=_stale_slack(run))
-        for run in wrong_values)
-    if stale_alone:
-        codes.append("stale_out")
-    predictions = [exercise.predictions(run.case) for run in wrong_values]
-    for code in sorted({code for p in predictions for code in p}):
-        if not wrong_values:
-            break
-        if all(any(_explains(exercise, run, guess) for guess in p.get(code, []))
-               for run, p in zip(wrong_values, predictions)):
-            codes += [code] if code not in codes else []
-        elif not stale_alone and all(
-                any(_explains(exercise, run, exercise.stale(guess.double(), run.garbage), _stale_slack(run))
-                    for guess in [run.expected, *p.get(code, [])])
-                for run, p in zip(wrong_values, predictions)):
-            # Two mistakes at once: this one (where it shows), plus out not reset before the atomics.
-            codes += [c for c in ("stale_out", code) if c not in codes]
-    if wrong_values and not codes:
-        first = wrong_values[0]
-        seed = runs.index(first)
-        again = _run(exercise, first.case, fn, device, seed, poison_seed=1)
-        if not _close(exercise, first.case, first.result, again.result, equal_nan=True):
-            codes.append("out_of_bounds_read")
-        elif all(run.result.isnan().any() and not run.expected.isnan().any() for run in wrong_values):
-            codes.append("produced_nan")
-    return codes or ["wrong_values"]
-
+# Judging and diagnosing: utils.diagnose
 
 def _check_repeatable(exercise: Exercise, fn, device: str, case: Case) -> None:
     results = [_run(exercise, case, fn, device, seed=0).result for _ in range(exercise.repeats)]
@@ -283,9 +178,9 @@ def _fmt(value: float) -> str:
     return f"{value:.7g}"
 
 
-def _describe(exercise: Exercise, run: _Run) -> tuple[str, str, str]:
+def _describe(exercise: Exercise, run: Run) -> tuple[str, str, str]:
     """(expected, got, note) for one failing case."""
-    if _close(exercise, run.case, run.result, run.expected):
+    if close(exercise, run.case, run.result, run.expected):
         where = "memory around out was overwritten" if not run.canaries_intact else "an input was modified"
         return "", "", f"values right, but {where}"
     if run.result.numel() == 1:
@@ -293,7 +188,7 @@ def _describe(exercise: Exercise, run: _Run) -> tuple[str, str, str]:
         note = ("never written (out's initial garbage)" if got == run.garbage else
                 "NaN" if math.isnan(got) else f"off by {_fmt(got - want)}")
         return _fmt(want), _fmt(got), note
-    bad = ~_agree(exercise, run.case, run.result.flatten(), run.expected.flatten())
+    bad = ~agree(exercise, run.case, run.result.flatten(), run.expected.flatten())
     index = int(bad.nonzero()[0, 0])
     got = run.result.flatten()[index].item()
     unwritten = " (never written)" if got == run.garbage else ""
@@ -301,7 +196,7 @@ def _describe(exercise: Exercise, run: _Run) -> tuple[str, str, str]:
             f"{int(bad.sum())} of {bad.numel()} wrong")
 
 
-def _failure_report(exercise: Exercise, runs: list[_Run], failing: list[_Run], codes: list[str]) -> str:
+def _failure_report(exercise: Exercise, runs: list[Run], failing: list[Run], codes: list[str]) -> str:
     rows = [("case", "expected", "got", "")] + [
         (run.case.name, *_describe(exercise, run)) for run in failing[:MAX_TABLE_ROWS]]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]

@@ -1,0 +1,86 @@
+"""The exercise registry (utils.exercises) is consistent: every code it can name has a sentence, unknown
+kinds fail when an exercise is made, and the instructors' guide names only real diagnosis codes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from utils.exercises import EXERCISES, Case, Exercise
+from utils.exercises.core import SUM_WORDS, UNWRITTEN, is_unwritten, mistakes, registry, unwritten
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+def test_every_predicted_code_has_a_message(exercise_id):
+    exercise = EXERCISES[exercise_id]
+    for case in exercise.cases(False):
+        predicted = set(exercise.predictions(case))
+        assert predicted <= set(exercise.mistakes), (
+            f"{exercise_id}, case {case.name!r}: predictions name {predicted - set(exercise.mistakes)}, "
+            "which have no message")
+    assert set(exercise.trait_mistakes.values()) <= set(exercise.mistakes)
+    assert {"not_written", "out_of_bounds_read", "wrong_values"} <= set(exercise.mistakes), "engine codes"
+
+
+def test_messages_have_their_words_filled_in():
+    for exercise in EXERCISES.values():
+        for mistake in exercise.mistakes.values():
+            assert "{" not in mistake.message, f"{exercise.id}/{mistake.code}: {mistake.message}"
+
+
+def _exercise(**changes):
+    fields = dict(id="probe", signature="probe(x, out)", description="", hint="", cases=lambda large: [],
+                  reference=lambda x: x, compare="sum", mistakes=mistakes({}, **SUM_WORDS))
+    return Exercise(**{**fields, **changes})
+
+
+def test_an_unknown_comparison_fails_when_the_exercise_is_made():
+    with pytest.raises(ValueError, match="compare must be one of"):
+        _exercise(compare="approximately")
+
+
+def test_an_unknown_layout_fails_when_the_case_is_made():
+    with pytest.raises(ValueError, match="layout must be one of"):
+        Case("bad", (torch.zeros(2, 2),), (2,), layout="diagonal")
+
+
+def test_a_trait_needs_a_message():
+    with pytest.raises(ValueError, match="no message"):
+        _exercise(trait_mistakes={"fp16": "no_such_code"})
+
+
+def test_an_id_registered_twice_is_an_error():
+    with pytest.raises(ValueError, match="registered twice"):
+        registry(_exercise(), _exercise())
+
+
+def test_the_unwritten_marker():
+    marked = unwritten(torch.zeros(3, dtype=torch.float64))
+    marked[0] = 1.0
+    assert is_unwritten(marked).tolist() == [False, True, True]
+    assert is_unwritten(torch.tensor([UNWRITTEN])).all()
+
+
+def _workshop_rows():
+    """(exercise ids, diagnosis codes) for each exercise row of the guide's tables."""
+    text = (ROOT / "docs" / "workshop.md").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            continue
+        ids = [i for i in re.findall(r"`(\w+)`", line.split("|")[1]) if i in EXERCISES]
+        if ids:
+            named = re.findall(r"`([a-z0-9]+(?:_[a-z0-9]+)+)`", "|".join(line.split("|")[2:]))
+            yield ids, named
+
+
+def test_the_workshop_guide_names_only_real_diagnosis_codes():
+    rows = list(_workshop_rows())
+    assert rows, "docs/workshop.md has no exercise tables"
+    for ids, named in rows:
+        known = set().union(*(EXERCISES[i].mistakes for i in ids)) | {"exception"}
+        assert set(named) <= known, f"docs/workshop.md, row for {ids}: unknown codes {set(named) - known}"

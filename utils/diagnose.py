@@ -1,0 +1,159 @@
+"""Judging a learner's results and naming the mistake: the checker's engine, the same for every exercise.
+
+`utils.check` runs the learner's function on each case and hands the results here. A result is right
+when it agrees with the float64 reference within the exercise's tolerance and nothing around `out` or
+in the inputs changed. A wrong one is explained by effects only: each exercise predicts what its common
+mistakes would have produced on that case (utils.exercises), and a mistake is named when its prediction
+matches every failing case. The mistakes this module names itself, whatever the exercise, are in
+ENGINE_MISTAKES; the exercises fill in their words ({reset}, {nan_hint}).
+
+Nothing here reads the learner's code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import torch
+
+if TYPE_CHECKING:
+    from utils.exercises.core import Case, Exercise
+
+ENGINE_MISTAKES = {
+    "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, or it was "
+                   "never launched.",
+    "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
+                               "their answer into out (destination-passing style), e.g. with "
+                               "tl.store(out_ptr + offsets, ...).",
+    "out_of_bounds_write": "the kernel wrote outside out: a tl.store (or atomic) without mask=offsets < n, "
+                           "or output offsets that run past the end.",
+    "out_of_bounds_read": "the result depends on memory beyond the end of the input: a tl.load without "
+                          "mask=offsets < n (or offsets that run past the end).",
+    "stale_out": "the answer includes whatever out held before the launch: atomics add onto the old "
+                 "contents, so reset out first ({reset}).",
+    "produced_nan": "the result is NaN: {nan_hint}",
+    "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
+                         "on timing (atomics). Write partials to scratch and combine them in one program.",
+    "input_modified": "your kernel wrote into an input tensor: store into out_ptr, and only read x_ptr.",
+    "wrong_values": "the values are wrong, and none of the common mistakes explains them: compare your "
+                    "kernel line by line with the pattern in the notebook.",
+}
+
+
+@dataclass
+class Run:
+    """One case run by the checker: what out held afterwards, and what else the call touched."""
+
+    case: Case
+    result: torch.Tensor  # out after the call, float64 on the CPU
+    expected: torch.Tensor  # float64 reference
+    garbage: float  # what out held before the call
+    canaries_intact: bool
+    inputs_intact: bool
+    returned: object
+
+    @property
+    def untouched(self) -> bool:
+        return bool((self.result == self.garbage).all())
+
+
+def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False, slack=0.0):
+    """Element by element: does `got` match `want` within the exercise's tolerance (plus `slack`)?"""
+    if exercise.compare == "exact":
+        close = (got == want) | ((got - want).abs() <= slack)
+    elif exercise.compare == "elementwise":
+        close = torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=slack)
+    elif exercise.compare == "sum":
+        atol, rtol = exercise.tolerance(case)  # atol: one number, or one per element of out
+        atol = torch.as_tensor(atol, dtype=torch.float64).reshape(-1)
+        atol = atol.expand(got.numel()).reshape(got.shape) if atol.numel() > 1 else atol[0]
+        close = (got - want).abs() <= atol + slack + rtol * want.abs()
+    else:  # Exercise checks this when it is made; a new kind of comparison must be added here
+        raise ValueError(f"exercise {exercise.id!r}: no comparison {exercise.compare!r}")
+    close = close & want.isfinite()
+    return close | (got == want) | (equal_nan & got.isnan() & want.isnan())  # == matches infinities
+
+
+def close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False,
+          slack=0.0) -> bool:
+    return got.shape == want.shape and bool(agree(exercise, case, got, want, equal_nan, slack).all())
+
+
+def stale_slack(run: Run) -> float:
+    """Rounding allowed when a result was accumulated in float32 on top of the garbage out held before."""
+    return 16 * torch.finfo(torch.float32).eps * math.sqrt(run.case.n + 1) * abs(run.garbage)
+
+
+def correct(exercise: Exercise, run: Run) -> bool:
+    return close(exercise, run.case, run.result, run.expected) and run.canaries_intact and run.inputs_intact
+
+
+def explains(exercise: Exercise, run: Run, prediction: torch.Tensor, slack=0.0) -> bool:
+    """Does a predicted wrong result match what the learner's kernel produced?
+
+    Elements a prediction marks UNWRITTEN (utils.exercises.core) must still hold the garbage, or the
+    exercise's identity where the host reset out first (0 for a sum, -inf for a max).
+    """
+    from utils.exercises.core import is_unwritten
+
+    prediction = prediction.double().reshape(run.result.shape)
+    unwritten = is_unwritten(prediction)
+    if unwritten.any():
+        left = run.result[unwritten]
+        reset = exercise.identity is not None and bool((left == exercise.identity).all())
+        if not (bool((left == run.garbage).all()) or reset):
+            return False
+    return bool((agree(exercise, run.case, run.result, prediction, slack=slack) | unwritten).all())
+
+
+def diagnose(exercise: Exercise, runs: list[Run], failing: list[Run],
+             rerun: Callable[[Run], Run]) -> list[str]:
+    """The mistake codes that explain the failing runs; `rerun(run)` runs a case again with other poison
+    around the input (to tell a read past the end from any other wrong value)."""
+    codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]  # the likely cause: first
+    if all(run.untouched for run in runs):
+        returned = any(run.returned is not None for run in runs)
+        return [*codes, "returned_instead_of_out" if returned else "not_written"]
+    if not all(run.canaries_intact for run in runs):
+        codes.append("out_of_bounds_write")
+    passing = [run for run in runs if run not in failing]
+    for trait, code in exercise.trait_mistakes.items():  # e.g. only the fp16 cases fail
+        if failing and all(trait in run.case.traits for run in failing) and any(
+                trait not in run.case.traits for run in passing):
+            codes.append(code)
+    wrong_values = [run for run in failing if not close(exercise, run.case, run.result, run.expected)]
+    # Stale results may be NaN (the sqrt of a negative garbage plus a sum): compare them NaN for NaN.
+    stale_alone = bool(wrong_values) and all(
+        close(exercise, run.case, run.result, exercise.stale(run.expected, run.garbage).double().reshape(
+            run.result.shape), equal_nan=True, slack=stale_slack(run))
+        for run in wrong_values)
+    if stale_alone:
+        codes.append("stale_out")
+    predictions = [exercise.predictions(run.case) for run in wrong_values]
+    for code in sorted({code for p in predictions for code in p}):
+        if not wrong_values:
+            break
+        if all(any(explains(exercise, run, guess) for guess in p.get(code, []))
+               for run, p in zip(wrong_values, predictions)):
+            codes += [code] if code not in codes else []
+        elif not stale_alone and all(
+                any(explains(exercise, run, exercise.stale(guess.double(), run.garbage), stale_slack(run))
+                    for guess in [run.expected, *p.get(code, [])])
+                for run, p in zip(wrong_values, predictions)):
+            # Two mistakes at once: this one (where it shows), plus out not reset before the atomics.
+            codes += [c for c in ("stale_out", code) if c not in codes]
+    if wrong_values and not codes:
+        first = wrong_values[0]
+        again = rerun(first)
+        if not close(exercise, first.case, first.result, again.result, equal_nan=True):
+            codes.append("out_of_bounds_read")
+        elif all(run.result.isnan().any() and not run.expected.isnan().any() for run in wrong_values):
+            codes.append("produced_nan")
+    codes = codes or ["wrong_values"]
+    unknown = [code for code in codes if code not in exercise.mistakes]
+    if unknown:  # a prediction named a code its exercise has no sentence for: the registry's bug
+        raise KeyError(f"exercise {exercise.id!r} has no message for the mistake codes {unknown}")
+    return codes

@@ -1,0 +1,20 @@
+"""`python -m utils.exercises`: the catalogue of exercises as a Markdown table (id, family, signature,
+what it asks, the mistakes it diagnoses), for CONTRIBUTING.md and for instructors choosing exercises."""
+
+from utils.diagnose import ENGINE_MISTAKES
+from utils.exercises import EXERCISES
+
+
+def catalogue() -> str:
+    rows = ["| id | family | signature | what it asks | mistakes it names (besides the checker's own) |",
+            "|---|---|---|---|---|"]
+    for exercise in EXERCISES.values():
+        family = exercise.predictions.__module__.rsplit(".", 1)[-1]
+        codes = ", ".join(f"`{code}`" for code in exercise.mistakes if code not in ENGINE_MISTAKES)
+        rows.append(f"| `{exercise.id}` | {family} | `{exercise.signature}` | {exercise.description} | {codes} |")
+    engine = ", ".join(f"`{code}`" for code in ENGINE_MISTAKES)
+    return "\n".join(rows) + f"\n\nThe checker's own, for every exercise: {engine}, and `exception`."
+
+
+if __name__ == "__main__":
+    print(catalogue())

@@ -1,0 +1,213 @@
+"""What every exercise family builds on: the Case and Exercise types, input data, and shared predictions.
+
+An exercise is a host function in destination-passing style, `fn(*inputs, out) -> None`; `utils.check`
+runs it on the exercise's battery of Cases. A family module (elementwise, totals, transforms, rows) owns
+its cases, its predictions of each mistake, its messages and its registry entries; this module holds
+only what several families share.
+
+A prediction is what a mistake *would* have produced on a case, computed in float64 from the case's
+inputs. An element that the mistake never writes is marked `UNWRITTEN`: the checker then expects it to
+still hold out's initial garbage (or the exercise's identity, where the host resets out first).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+import torch
+
+from utils.diagnose import ENGINE_MISTAKES
+
+FP32_EPS = torch.finfo(torch.float32).eps
+# Block sizes a learner might have picked, 16 .. 65536, tried for every N: even N = 1 matters, since
+# BLOCK_SIZE = 1024 leaves it 1023 masked lanes.
+POWERS_OF_TWO = [2**k for k in range(4, 17)]
+# In a prediction: "this element was never written".
+UNWRITTEN = math.nan
+
+Layout = Literal["contiguous", "transposed", "sliced"]  # how a 2-D input is laid out in memory
+Compare = Literal["elementwise", "sum", "exact"]  # how a result is judged against the reference
+Predictions = dict[str, list[torch.Tensor]]  # mistake code -> the results it could have produced
+
+
+def unwritten(like: torch.Tensor) -> torch.Tensor:
+    """A prediction with no element written, shaped like `like`."""
+    return torch.full_like(like, UNWRITTEN)
+
+
+def is_unwritten(prediction: torch.Tensor) -> torch.Tensor:
+    """Which elements of a prediction are marked UNWRITTEN."""
+    return prediction.isnan()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test case: the input data (contiguous fp32 or fp16), how to lay it out, the shape of out."""
+
+    name: str
+    inputs: tuple[torch.Tensor, ...]
+    out_shape: tuple[int, ...]
+    layout: Layout = "contiguous"  # 2-D inputs only
+    # What is special about this case ("fp16", "strided", "offset"): a mistake that shows only on the
+    # cases with a trait is named by Exercise.trait_mistakes.
+    traits: frozenset[str] = frozenset()
+
+    def __post_init__(self):
+        if self.layout not in get_args(Layout):
+            raise ValueError(f"case {self.name!r}: layout must be one of {get_args(Layout)}, "
+                             f"not {self.layout!r}")
+
+    @property
+    def n(self) -> int:
+        return self.inputs[0].numel()
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A diagnosis: a stable code (tests use it) and the sentence the learner reads."""
+
+    code: str
+    message: str
+
+
+def sum_tolerance(case: Case) -> tuple[float, float]:
+    """(atol, rtol) for a summed result: float32 rounding error grows with the number of terms."""
+    x = case.inputs[0].double()
+    terms = x.shape[-1] if x.dim() == 2 else x.numel()
+    grow = 16 * FP32_EPS * math.sqrt(terms + 1)
+    return grow * x.abs().max().item(), grow
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise id: its battery, its float64 reference, how to judge a result and what to diagnose."""
+
+    id: str
+    signature: str
+    description: str  # one line, listed by `python -m utils.exercises` (the catalogue in CONTRIBUTING.md)
+    hint: str  # shown while the exercise is not attempted yet
+    cases: Callable[[bool], list[Case]]  # argument: large (True on a GPU)
+    reference: Callable[..., torch.Tensor]  # float64 inputs -> float64 result
+    compare: Compare
+    # Every code a prediction, a trait or the engine can name, with its sentence (see `mistakes()`).
+    mistakes: Mapping[str, Mistake]
+    predictions: Callable[[Case], Predictions] = field(default=lambda case: {})
+    # What the host resets out to before atomics (0 for sums, -inf for a max); None: out is never reset,
+    # so an element left unwritten still holds the garbage.
+    identity: float | None = None
+    repeats: int = 1  # > 1: also require bit-identical results across repeated runs (on the GPU)
+    # What an accumulating kernel returns when out (or its scratch) still held `garbage`:
+    stale: Callable[[torch.Tensor, float], torch.Tensor] = field(
+        default=lambda expected, garbage: expected + garbage)
+    # (atol, rtol) for compare="sum"; atol may be a tensor shaped like out (one tolerance per output).
+    tolerance: Callable[[Case], tuple[float | torch.Tensor, float]] = sum_tolerance
+    # trait -> mistake code, named when exactly the cases with that trait fail (see Case.traits).
+    trait_mistakes: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.compare not in get_args(Compare):
+            raise ValueError(f"exercise {self.id!r}: compare must be one of {get_args(Compare)}, "
+                             f"not {self.compare!r}")
+        unknown = set(self.trait_mistakes.values()) - set(self.mistakes)
+        if unknown:
+            raise ValueError(f"exercise {self.id!r}: trait_mistakes name codes with no message: {unknown}")
+
+
+_FILL = dict(nan_hint="look for 0/0, inf - inf or 0 * inf, or the sqrt or log of a negative number.")
+
+
+def mistakes(messages: Mapping[str, str], **fill: str) -> dict[str, Mistake]:
+    """An exercise's mistakes: the checker's own (utils.diagnose.ENGINE_MISTAKES) and its family's
+    `messages`, each with the exercise's words filled in ({identity}, {reset}, {nan_hint}, ...)."""
+    words = {**_FILL, **fill}
+    templates = {**ENGINE_MISTAKES, **messages}
+    return {code: Mistake(code, text.format(**words)) for code, text in templates.items()}
+
+
+def registry(*exercises: Exercise) -> dict[str, Exercise]:
+    """Exercises by id; an id given twice is an error, not a silent replacement."""
+    ids = [exercise.id for exercise in exercises]
+    twice = {i for i in ids if ids.count(i) > 1}
+    if twice:
+        raise ValueError(f"exercise ids registered twice: {sorted(twice)}")
+    return {exercise.id: exercise for exercise in exercises}
+
+
+# ----------------------------------------------------------------------------------------------------
+# Input data. A fixed seed per case keeps reports reproducible; values are chosen to expose mistakes:
+# all-negative data catches a max padded with 0.0, ragged sizes catch a wrong `other=`, large magnitudes
+# catch fp16 accumulation.
+
+def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    u = torch.rand(n, generator=g, dtype=torch.float64)
+    data = {
+        "mixed": 2 * u - 1,
+        "positive": u + 0.5,
+        "negative": -(u + 1),
+        "large": (2 * u - 1) * 1e20,
+        "ones": torch.ones(n, dtype=torch.float64),
+        "ascending": (2 * u - 1).sort().values,  # the maximum sits in the very last tile
+        "descending": (2 * u - 1).sort(descending=True).values,  # and here the minimum
+        # Zeros, negative zeros and other values, for counting non-zeros: -0.0 == 0, so it is not counted.
+        "sparse": torch.where(u < 0.4, 0.0, torch.where(u < 0.6, -0.0, 4 * u - 3)),
+        "hot": 100 + 200 * u,  # exp(x) overflows float32 from x = 88.7
+        "cold": -200 - 200 * u,  # exp(x) is 0 in float32 below x = -103.3
+        "offset": 1e4 + (2 * u - 1),  # a mean far larger than the spread: sum(x^2) - n mean^2 cancels
+    }[kind]
+    return data.to(dtype)
+
+
+def vector_sizes(large: bool) -> list[tuple[int, str]]:
+    """(N, value kind): N = 1, below, equal to and past the common block sizes, and a big ragged N."""
+    sizes = [(1, "mixed"), (3, "negative"), (100, "positive"), (128, "mixed"), (1000, "negative"),
+             (1024, "mixed"), (1025, "positive"), (3000, "mixed"), (4096, "negative"), (8191, "large"),
+             (2**15 + 3, "mixed"), (2**15 + 2000, "ascending"), (2**15 + 1000, "descending")]
+    if large:
+        sizes += [(2**20, "positive"), (2**22 + 7, "mixed")]
+    return sizes
+
+
+def describe(n: int, kind: str) -> str:
+    return f"N={n}, {kind}"
+
+
+def vector_cases(large: bool, arity: int = 1, out_like_input: bool = False) -> list[Case]:
+    cases = []
+    for i, (n, kind) in enumerate(vector_sizes(large)):
+        inputs = tuple(values(n, kind, seed=100 * i + j) for j in range(arity))
+        cases.append(Case(describe(n, kind), inputs, (n,) if out_like_input else (1,)))
+    return cases
+
+
+def extra_cases(kinds: list[tuple[int, str]], seed: int, traits=frozenset(), out_shape=(1,)) -> list[Case]:
+    return [Case(describe(n, kind), (values(n, kind, seed=seed + i),), out_shape, traits=frozenset(traits))
+            for i, (n, kind) in enumerate(kinds)]
+
+
+def padded(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
+    pad = -x.numel() % block
+    return torch.cat([x, torch.full((pad,), value, dtype=x.dtype)])
+
+
+def tiles(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
+    return padded(x, block, value).view(-1, block)
+
+
+# The mistakes of tiling a 1-D input, shared by the elementwise, total and transform families.
+TILE_MESSAGES = {
+    "wrong_sentinel": "the masked lanes past the end changed the result: other= must be the identity of "
+                      "the operation ({identity}).",
+    "missing_program_offset": "every program worked on the first tile: the offsets are missing "
+                              "pid * BLOCK_SIZE (pid = tl.program_id(0)).",
+    "first_tile_only": "only the first tile (a power-of-two prefix of the input) was reduced: a grid of one "
+                       "program without a loop, offsets missing pid * BLOCK_SIZE, or a second stage that "
+                       "reads only its first block of partials.",
+    "tail_not_processed": "the last, partial tile was skipped: the grid must be triton.cdiv(n, BLOCK_SIZE), "
+                          "not n // BLOCK_SIZE.",
+}
+# Words shared by the exercises that reduce to a sum: what a masked lane loads, how out is reset.
+SUM_WORDS = dict(identity="other=0.0 for a sum", reset="out.zero_() before the launch")

@@ -1,0 +1,132 @@
+"""The totals family (notebooks 02 and 03): the whole input reduced to out[0] by a sum, a max or a min.
+
+A reduction's mistakes are predicted from how it behaves: the identity a masked lane must load and
+the paddings a learner might use instead, what several programs that all reduced the first tile add up
+to, and which prefix a grid rounded down leaves out. Notebook 04's transforms reuse these predictions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from utils.exercises.core import (
+    POWERS_OF_TWO,
+    SUM_WORDS,
+    TILE_MESSAGES,
+    UNWRITTEN,
+    Case,
+    Exercise,
+    Predictions,
+    describe,
+    mistakes,
+    padded,
+    values,
+    vector_cases,
+    vector_sizes,
+)
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """How a whole-array reduction behaves, for predicting its mistakes."""
+
+    reduce: Callable[[torch.Tensor], torch.Tensor]  # 1-D float64 -> 0-d
+    identity: float  # what a masked lane must load
+    wrong_others: tuple[float, ...]  # paddings a learner might use instead
+    # The result of `grid` programs that all reduced the first tile; None: the same as one program.
+    repeated: Callable[[torch.Tensor, int], torch.Tensor] | None = None
+
+
+REDUCTIONS = {
+    "sum": Reduction(lambda t: t.sum(), 0.0, (-math.inf, math.inf, 1.0), lambda r, grid: grid * r),
+    "max": Reduction(lambda t: t.max(), -math.inf, (0.0, math.inf)),
+    "min": Reduction(lambda t: t.min(), math.inf, (0.0, -math.inf)),
+    "logsumexp": Reduction(lambda t: t.logsumexp(0), -math.inf, (0.0, 1.0),
+                           lambda r, grid: r + math.log(grid)),
+}
+
+
+def scalar_predictions(case: Case, op: str) -> Predictions:
+    """Predictions for whole-array reductions to one scalar (op: a key of REDUCTIONS)."""
+    x = case.inputs[0].double()
+    n = x.numel()
+    how = REDUCTIONS[op]
+    out: Predictions = {k: [] for k in
+                        ("wrong_sentinel", "missing_program_offset", "first_tile_only", "tail_not_processed")}
+    for b in POWERS_OF_TWO:
+        grid = -(-n // b)
+        first = x[: min(b, n)]
+        out["wrong_sentinel"] += [how.reduce(padded(x, b, v)) for v in how.wrong_others if n % b]
+        if grid > 1:
+            if how.repeated:
+                out["missing_program_offset"].append(how.repeated(how.reduce(first), grid))
+            out["first_tile_only"].append(how.reduce(first))
+        if n % b:  # grid n // b; when n < b no program runs: out stays as it was (unwritten),
+            kept = (n // b) * b  # or a second stage reduces zero partials to the identity
+            out["tail_not_processed"] += [how.reduce(x[:kept])] if kept else [torch.tensor(UNWRITTEN),
+                                                                              torch.tensor(how.identity)]
+        # A two-stage kernel whose stage 2 reads only its first block of partials.
+        for b2 in POWERS_OF_TWO:
+            if b2 < grid:
+                out["first_tile_only"].append(how.reduce(x[: b * b2]))
+    if not how.repeated:  # an offset-less program sees exactly the first tile: one diagnosis
+        del out["missing_program_offset"]
+    return out
+
+
+def _max_single_tile_cases(large: bool) -> list[Case]:
+    # One program holds the whole array, so N stops at 65536 (2**16 lanes).
+    sizes = [(n, k) for n, k in vector_sizes(False)] + [(50000, "negative"), (2**16, "positive")]
+    return [Case(describe(n, k), (values(n, k, seed=7 + i),), (1,)) for i, (n, k) in enumerate(sizes)]
+
+
+MAX_WORDS = dict(identity="other=float('-inf') for a max",
+                 reset="out.fill_(float('-inf')) before tl.atomic_max")
+MIN_WORDS = dict(identity="other=float('inf') for a min",
+                 reset="out.fill_(float('inf')) before tl.atomic_min")
+
+
+def total(id, signature, description, hint, op, **options) -> Exercise:
+    """An exercise that reduces the whole input to out[0] with `op` ("sum", "max" or "min")."""
+    stale = {"sum": lambda expected, garbage: expected + garbage,  # what atomics onto a stale out give
+             "max": lambda expected, garbage: expected.clamp(min=garbage),
+             "min": lambda expected, garbage: expected.clamp(max=garbage)}[op]
+    return Exercise(
+        id=id, signature=signature, description=description, hint=hint,
+        cases=options.pop("cases", vector_cases), reference=lambda x: REDUCTIONS[op].reduce(x).reshape(1),
+        compare="sum" if op == "sum" else "exact",
+        predictions=lambda case: scalar_predictions(case, op), stale=stale, identity=REDUCTIONS[op].identity,
+        mistakes=mistakes(TILE_MESSAGES, **{"sum": SUM_WORDS, "max": MAX_WORDS, "min": MIN_WORDS}[op]),
+        **options)
+
+
+EXERCISES = [
+    total(
+        "sum_atomic", "sum_atomic(x, out)", "out[0] = sum(x): tl.sum per program, one tl.atomic_add each",
+        "each program loads its tile with other=0.0, reduces it with tl.sum, and does one tl.atomic_add "
+        "into out; zero out on the host first.", op="sum"),
+    total(
+        "sum_two_stage", "sum_two_stage(x, out)",
+        "out[0] = sum(x) without atomics: partials to scratch, one program combines them; bit-identical",
+        "stage 1 stores one partial per program into a scratch tensor; stage 2 is one program that loops "
+        "over the partials in a fixed order and stores the total.", op="sum", repeats=5),
+    total(
+        "max_single_tile", "max_single_tile(x, out)",
+        "out[0] = max(x) with one program holding the whole array (N <= 65536)",
+        "one program, BLOCK_SIZE = triton.next_power_of_2(n), other=float('-inf'), tl.max, tl.store.",
+        op="max", cases=_max_single_tile_cases),
+    total(
+        "max_two_stage", "max_two_stage(x, out)",
+        "out[0] = max(x) for any N: partial maxima, then one program",
+        "stage 1 stores each program's tl.max into scratch; stage 2, one program, reduces the partials.",
+        op="max"),
+    total(
+        "min_two_stage", "min_two_stage(x, out)",
+        "out[0] = min(x) for any N: partial minima, then one program",
+        "the two-stage max with tl.min, and the identity of a min, other=float('inf'), for masked lanes.",
+        op="min"),
+]
