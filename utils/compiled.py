@@ -39,6 +39,28 @@ json.dump({k: v for k, v in kernel.asm.items() if isinstance(v, str)}, open(out,
 """
 
 
+def _constants_read(function) -> str:
+    """Source lines that re-create the module-level constants `function` reads, as the kind they are.
+
+    The separate compiling process sees only the kernel's source, so a global it reads would be missing
+    there and fail for that reason alone. A plain Python number stays a plain number (which the compiler
+    refuses inside a kernel, as it does on a GPU) and a `tl.constexpr` stays a constexpr.
+    """
+    import triton.language as tl
+
+    def literal(value) -> str:  # float("-inf") has no literal of its own
+        return f"float({str(value)!r})" if isinstance(value, float) else repr(value)
+
+    found = []
+    for name in function.__code__.co_names:
+        value = function.__globals__.get(name)
+        if isinstance(value, tl.constexpr) and isinstance(value.value, (bool, int, float)):
+            found.append(f"{name} = tl.constexpr({literal(value.value)})\n")
+        elif isinstance(value, (bool, int, float)):
+            found.append(f"{name} = {literal(value)}\n")
+    return "".join(found)
+
+
 def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = None, *, arch: int = 90,
                 num_warps: int = 4, divisible: tuple[str, ...] = ()) -> dict[str, str]:
     """Compile `kernel` for sm_<arch>; returns its text stages: "ttir", "ttgir", "llir", "ptx".
@@ -61,8 +83,9 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
         compiled = triton.compile(source, target=target, options={"num_warps": num_warps})
         return {k: v for k, v in compiled.asm.items() if isinstance(v, str)}
     function = kernel.fn  # the interpreter wraps the Python function; compile its source elsewhere
-    code = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n" + textwrap.dedent(
-        inspect.getsource(function)).split("\n", 1)[1]  # drop the original decorator line
+    body = textwrap.dedent(inspect.getsource(function)).split("\n", 1)[1]  # drop the original decorator line
+    code = ("import triton\nimport triton.language as tl\n\n" + _constants_read(function)
+            + "\n\n@triton.jit\n" + body)
     with tempfile.TemporaryDirectory() as folder:
         path, out = os.path.join(folder, "kernel_source.py"), os.path.join(folder, "asm.json")
         with open(path, "w") as f:
