@@ -36,16 +36,43 @@ ARTIFACTS = Path(os.environ.get("COURSE_ARTIFACTS") or ROOT / "test-artifacts")
 REQUIRED = os.environ.get("COURSE_E2E") == "1"  # CI: a missing browser is a failure, not a skip
 PASSED = r"^{}: all \d+ cases passed \("
 NOT_ATTEMPTED = r"^{}: not attempted yet\. Hint: "
-# What the check cells of each notebook print, by cell id. The learner's notebook passes the given code and
-# says "not attempted yet" for the exercises; the solutions pass everything. The solutions also run under
-# nbval, so this test opens them only when COURSE_E2E_SOLUTIONS=1 (another minute on two cores).
-EXPECTED = {"notebooks/01_vector_add.ipynb": {"check-copy": PASSED.format("copy"),
-                                              "check-vector-add": NOT_ATTEMPTED.format("vector_add"),
-                                              "check-relu": NOT_ATTEMPTED.format("relu")}}
-if os.environ.get("COURSE_E2E_SOLUTIONS") == "1":
-    EXPECTED["solutions/01_vector_add.ipynb"] = {
-        "check-copy": PASSED.format("copy"), "check-vector-add": PASSED.format("vector_add"),
-        "check-relu": PASSED.format("relu")}
+_CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\w+)["']\s*,\s*(\w+)""")
+
+
+def expected_check_lines(notebook: Path) -> dict[str, list[str]]:
+    """What each check cell of `notebook` must print, by cell id, read from the notebook itself.
+
+    A check of a function that the release tool stubbed (`raise NotImplementedError("exercise: fn")`)
+    says "not attempted yet"; any other check, of given code or of a solution, passes. So a new exercise
+    needs no line here.
+    """
+    nb = nbformat.read(notebook, as_version=4)
+    code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    expected: dict[str, list[str]] = {}
+    for cell in nb.cells:
+        for exercise_id, function in _CHECK_CALL.findall(cell.source) if cell.cell_type == "code" else ():
+            stubbed = f'NotImplementedError("exercise: {function}")' in code
+            pattern = (NOT_ATTEMPTED if stubbed else PASSED).format(re.escape(exercise_id))
+            expected.setdefault(cell.id, []).append(pattern)
+    return expected
+
+
+# The learner's notebook passes the given code and says "not attempted yet" for the exercises; the
+# solutions pass everything. The solutions also run under nbval, so this test opens them only when
+# COURSE_E2E_SOLUTIONS=1 (another minute on two cores).
+OPENED = ["notebooks/01_vector_add.ipynb"] + (
+    ["solutions/01_vector_add.ipynb"] if os.environ.get("COURSE_E2E_SOLUTIONS") == "1" else [])
+EXPECTED = {name: expected_check_lines(ROOT / name) for name in OPENED}
+
+
+def test_the_expected_lines_follow_from_the_notebooks():
+    # Runs without a browser: the learner's 01 checks the worked copy and leaves two exercises to do.
+    learner = expected_check_lines(ROOT / "notebooks/01_vector_add.ipynb")
+    assert learner["check-copy"] == [PASSED.format("copy")]
+    assert learner["check-vector-add"] == [NOT_ATTEMPTED.format("vector_add")]
+    solution = expected_check_lines(ROOT / "solutions/01_vector_add.ipynb")
+    assert solution["check-vector-add"] == [PASSED.format("vector_add")]
+
 
 # Without the background-networking flags Chromium keeps dialling Google's services; on a closed network
 # those connections are refused, many at a time.
@@ -259,9 +286,11 @@ def test_run_all_cells_in_jupyterlab(browser, lab, notebook):  # browser first: 
 
         setup = cells[index["setup"]]["outputs"]
         assert setup and setup[0]["text"].startswith("device: "), "the set-up cell printed no device line"
-        for cell_id, pattern in EXPECTED[notebook].items():
+        for cell_id, patterns in EXPECTED[notebook].items():
             text = "\n".join(out["text"] for out in cells[index[cell_id]]["outputs"])
-            assert re.search(pattern, text, re.MULTILINE), f"cell {cell_id} should match {pattern!r}:\n{text}"
+            for pattern in patterns:
+                assert re.search(pattern, text, re.MULTILINE), (
+                    f"cell {cell_id} should match {pattern!r}:\n{text}")
     except BaseException:
         if shot.exists():
             shot.rename(failed_shot)

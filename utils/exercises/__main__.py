@@ -11,7 +11,8 @@ def catalogue() -> str:
     for exercise in EXERCISES.values():
         family = exercise.predictions.__module__.rsplit(".", 1)[-1]
         codes = ", ".join(f"`{code}`" for code in exercise.mistakes if code not in ENGINE_MISTAKES)
-        rows.append(f"| `{exercise.id}` | {family} | `{exercise.signature}` | {exercise.description} | {codes} |")
+        rows.append(f"| `{exercise.id}` | {family} | `{exercise.signature}` | {exercise.description} "
+                    f"| {codes} |")
     engine = ", ".join(f"`{code}`" for code in ENGINE_MISTAKES)
     return "\n".join(rows) + f"\n\nThe checker's own, for every exercise: {engine}, and `exception`."
 

@@ -22,7 +22,6 @@ from utils.exercises.core import (
     vector_cases,
 )
 
-
 MESSAGES = {code: TILE_MESSAGES[code] for code in ("missing_program_offset", "tail_not_processed")}
 
 
