@@ -129,6 +129,8 @@ def stages(asm: dict) -> list[list[str]]:
     """Rows [stage, size, the line that opens the kernel] for what `compile_for` returned, in its order."""
     rows = []
     for name, stage in asm.items():
+        if not isinstance(stage, (str, bytes)):  # a launch's .asm may hold other things too
+            continue
         if isinstance(stage, bytes):
             rows.append([name, f"{len(stage):,} bytes", "machine code for the GPU, an ELF file"])
             continue
