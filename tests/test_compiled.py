@@ -4,7 +4,15 @@ import pytest
 import triton
 import triton.language as tl
 
-from utils.compiled import captured_fds, compile_for, count, lines
+from utils.compiled import (
+    captured_fds,
+    compile_as_launched,
+    compile_for,
+    count,
+    lines,
+    stages,
+    ttir_arguments,
+)
 
 
 @triton.jit
@@ -58,3 +66,20 @@ def test_captured_fds_collects_what_c_code_writes():
         print("from Python's print")
     for text in ("to fd 1", "to fd 2", "from C printf", "from Python's print"):
         assert text in captured.text
+    assert "to fd 2" in captured.streams["file descriptor 2"]
+    assert "to fd 2" not in captured.streams["file descriptor 1"]
+    assert "from Python's print" in captured.streams["Python's sys.stdout"]
+
+
+def test_compile_as_launched_specialises_like_a_launch():
+    import torch
+
+    x = torch.empty(64, 1024, device="meta")
+    asm = compile_as_launched(copy_kernel, {"x_ptr": x, "out_ptr": x, "n": 1}, {"BLOCK_SIZE": 1024})
+    # n == 1 became a constant and left the signature; both pointers are marked 16-byte aligned
+    assert [name for name, divisible in ttir_arguments(asm["ttir"])] == ["x_ptr", "out_ptr"]
+    assert all(divisible for _, divisible in ttir_arguments(asm["ttir"]))
+    assert isinstance(asm["cubin"], bytes) and asm["cubin"][:4] == b"\x7fELF"
+    rows = stages(asm)
+    assert [row[0] for row in rows][-2:] == ["ptx", "cubin"]
+    assert any("copy_kernel" in row[2] for row in rows if row[0] == "ptx")

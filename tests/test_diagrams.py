@@ -14,8 +14,10 @@ from utils.diagrams import (  # noqa: E402
     combine_diagram,
     lane_columns,
     lane_diagram,
+    loop_diagram,
     program_color,
     reduction_tree_diagram,
+    row_tile_diagram,
     tile_diagram,
 )
 
@@ -126,12 +128,36 @@ def test_tile_diagram_many_programs_is_compressed():
     assert texts(fig, "masked-range") == ["447 masked"]  # 977 * 1024 - 1_000_001
 
 
+def test_loop_diagram_labels_trips_not_programs_and_draws_acc_carried():
+    fig = loop_diagram(torch.arange(1.0, 7.0), 4)  # one row of 1..6 in tiles of 4: two trips
+    assert not texts(fig, "pid")  # one program: the trips are not programs
+    assert [t for t in texts(fig, "row") if "trip" in t] == ["+ tile, trip 0", "+ tile, trip 1"]
+    assert texts(fig, "tile") == ["1", "2", "3", "4", "5", "6", "0", "0"]
+    assert texts(fig, "acc") == ["0"] * 4 + ["1", "2", "3", "4"] + ["6", "8", "3", "4"]  # carried, then added
+    assert any("= 21" in t for t in texts(fig, "note"))
+    assert len([p for p in fig.axes[0].patches if p.get_hatch()]) == 2  # the two masked lanes of trip 1
+
+
+def test_row_tile_diagram_masks_rows_and_columns_and_reduces_along_axis_1():
+    x = torch.arange(36.0).view(6, 6)
+    fig = row_tile_diagram(x, block_rows=4, block_size=8, pid=1)  # rows 4..7 of 6, columns 0..7 of 6
+    assert [t for t in texts(fig, "row") if t.startswith("row")] == ["row 4", "row 5", "row 6", "row 7"]
+    assert texts(fig, "partial") == [str(int(x[4].sum())), str(int(x[5].sum())), "not stored", "not stored"]
+    assert texts(fig, "tile")[:8] == ["24", "25", "26", "27", "28", "29", "0", "0"]
+    hatched = [p for p in fig.axes[0].patches if p.get_hatch()]
+    assert len(hatched) == 2 * 2 + 2 * 8 + 2  # two masked columns in rows 4-5, rows 6-7, their partials
+    assert "axis=1" in fig.axes[0].get_title()
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: lane_diagram(torch.ones(10), block_size=6), "tl.arange needs a power-of-two length"),
     (lambda: tile_diagram(10, 0), "positive power of two"),
     (lambda: lane_diagram(torch.ones(10), block_size=4, pid=3), r"pid must be in range \[0, 3\)"),
     (lambda: lane_diagram(torch.ones(10), block_size=4, pid=-1), r"\[0, 3\)"),
     (lambda: lane_diagram(torch.ones(2, 5), block_size=4), "1-D"),
+    (lambda: loop_diagram(torch.ones(10), 32), "at most 16"),
+    (lambda: row_tile_diagram(torch.ones(6, 6), 4, 8, pid=2), r"pid must be in range \[0, 2\)"),
+    (lambda: row_tile_diagram(torch.ones(6), 4, 8), "2-D"),
 ])
 def test_bad_arguments_say_what_is_wrong(call, message):
     with pytest.raises(ValueError, match=message):

@@ -3,6 +3,8 @@
 Reductions and elementwise kernels do almost no arithmetic per byte, so the honest yardstick is memory
 bandwidth: bytes moved divided by time, compared with what a plain device-to-device copy achieves in the
 same run. On the CPU interpreter timings measure Python, not a GPU, so the notebooks skip them.
+`sectors_touched` explains one cause of a low figure without timing anything: how many 32-byte pieces of
+memory neighbouring lanes of a load touch, computed from a view's strides.
 """
 
 from __future__ import annotations
@@ -38,6 +40,19 @@ def copy_gbps(numel: int, device: str = "cuda", timer=gbps) -> float:
     src = torch.empty(numel, dtype=torch.float32, device=device)
     dst = torch.empty_like(src)
     return timer(lambda: dst.copy_(src), 2 * src.numel() * src.element_size())
+
+
+SECTOR_BYTES = 32  # NVIDIA GPUs move global memory in 32-byte sectors (four to a 128-byte cache line)
+
+
+def sectors_touched(view: torch.Tensor, lanes: int = 32, row: int = 0) -> list[tuple[int, int, int]]:
+    """(lane, byte offset, sector) for the first `lanes` lanes of a row-sum tile on row `row` of the 2-D
+    `view`: lane j reads element (row, j), at byte (row * stride(0) + j * stride(1)) * element_size from the
+    view's start, which lies in sector offset // SECTOR_BYTES. Only strides are used: a "meta" tensor will do.
+    """
+    size = view.element_size()
+    offsets = [(row * view.stride(0) + lane * view.stride(1)) * size for lane in range(lanes)]
+    return [(lane, offset, offset // SECTOR_BYTES) for lane, offset in enumerate(offsets)]
 
 
 def versions() -> str:

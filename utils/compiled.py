@@ -5,11 +5,16 @@ Triton ships its own ptxas, so `triton.compile` can target sm_75 (Colab's T4) or
 machine. With TRITON_INTERPRET=1 even Triton's own library functions (`tl.sum`, ...) are interpreted and
 cannot be compiled in that process, so there the kernel's source is compiled in a fresh Python process.
 Some compiler errors (Triton 3.6's MLIR verifier, for one) are printed rather than put into the exception,
-partly by C++ straight to file descriptor 2: `captured_fds` collects them.
+partly by C++ straight to file descriptor 2: `captured_fds` collects them, stream by stream, and `explain`
+prints the lines that name the problem with the stream each came from. `compile_as_launched` compiles the
+way a launch with given arguments would (Triton specialises on them), and `stages` summarises what a
+compile produced. The notebooks call these from cells marked "for the curious": the plumbing is not the
+lesson.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import ctypes
 import inspect
@@ -23,7 +28,7 @@ import tempfile
 import textwrap
 
 _COMPILE_SCRIPT = """
-import importlib.util, json, sys
+import base64, importlib.util, json, sys
 import triton
 from triton.backends.compiler import GPUTarget
 path, name, signature, constexprs, attrs, arch, num_warps, out = sys.argv[1:]
@@ -35,7 +40,9 @@ source = triton.compiler.ASTSource(fn=getattr(module, name), signature=json.load
                                    constexprs=json.loads(constexprs), **({"attrs": attrs} if attrs else {}))
 target = GPUTarget("cuda", int(arch), 32)
 kernel = triton.compile(source, target=target, options={"num_warps": int(num_warps)})
-json.dump({k: v for k, v in kernel.asm.items() if isinstance(v, str)}, open(out, "w"))
+asm = {k: v if isinstance(v, str) else {"base64": base64.b64encode(v).decode()} for k, v in kernel.asm.items()
+       if isinstance(v, (str, bytes))}
+json.dump(asm, open(out, "w"))
 """
 
 
@@ -63,7 +70,8 @@ def _constants_read(function) -> str:
 
 def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = None, *, arch: int = 90,
                 num_warps: int = 4, divisible: tuple[str, ...] = ()) -> dict[str, str]:
-    """Compile `kernel` for sm_<arch>; returns its text stages: "ttir", "ttgir", "llir", "ptx".
+    """Compile `kernel` for sm_<arch>; returns its stages by name, in the order they were made: text for
+    "ttir", "ttgir", "llir", "ptx" (and "source" where Triton keeps it), bytes for "cubin".
 
     `signature` names every argument's type, e.g. {"x_ptr": "*fp32", "n": "i32", "BLOCK_SIZE": "constexpr"};
     `constexprs` gives the constexpr values, e.g. {"BLOCK_SIZE": 1024}. `divisible` names the arguments to
@@ -81,7 +89,7 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
                                            **({"attrs": attrs} if attrs else {}))
         target = GPUTarget("cuda", arch, 32)
         compiled = triton.compile(source, target=target, options={"num_warps": num_warps})
-        return {k: v for k, v in compiled.asm.items() if isinstance(v, str)}
+        return {k: v for k, v in compiled.asm.items() if isinstance(v, (str, bytes))}
     function = kernel.fn  # the interpreter wraps the Python function; compile its source elsewhere
     body = textwrap.dedent(inspect.getsource(function)).split("\n", 1)[1]  # drop the original decorator line
     code = ("import triton\nimport triton.language as tl\n\n" + _constants_read(function)
@@ -101,7 +109,59 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
             raise RuntimeError(f"compiling {function.__name__} for sm_{arch} in a separate process "
                                f"failed{what}:\n{done.stderr}")
         with open(out) as f:
-            return json.load(f)
+            saved = json.load(f)
+        return {k: v if isinstance(v, str) else base64.b64decode(v["base64"]) for k, v in saved.items()}
+
+
+_TORCH_TYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int32": "i32", "int64": "i64"}
+
+
+def compile_as_launched(kernel, args: dict, constexprs: dict, *, arch: int = 75, num_warps: int = 4) -> dict:
+    """Compile `kernel` for sm_<arch> as a launch with these arguments would, without launching it.
+
+    `args` maps each runtime argument's name to what the launch passes: a tensor (any device, "meta"
+    included: only its dtype and address matter) or an int. Like Triton's JIT at a launch, an int equal to 1
+    becomes a constant, and a 16-byte aligned pointer or an int divisible by 16 is marked
+    tt.divisibility = 16. Returns `compile_for`'s stages.
+    """
+    signature, divisible, ones = {}, [], {}
+    for name, value in args.items():
+        if isinstance(value, int):
+            if value == 1:
+                signature[name], ones[name] = "constexpr", 1
+                continue
+            signature[name] = "i32"
+            aligned = value % 16 == 0
+        else:
+            signature[name] = "*" + _TORCH_TYPES[str(value.dtype).removeprefix("torch.")]
+            aligned = value.device.type == "meta" or value.data_ptr() % 16 == 0
+        if aligned:
+            divisible.append(name)
+    signature.update({name: "constexpr" for name in constexprs})
+    return compile_for(kernel, signature, {**constexprs, **ones}, arch=arch, num_warps=num_warps,
+                       divisible=tuple(divisible))
+
+
+ELLIPSIS = "…"
+# The line that opens the kernel in each stage: the function's definition, or the PTX entry point.
+_OPENING = {"source": r"tt\.func", "ttir": r"tt\.func", "ttgir": r"tt\.func", "llir": r"^define",
+            "ptx": r"^\.visible \.entry"}
+
+
+def stages(asm: dict) -> list[list[str]]:
+    """Rows [stage, size, the line that opens the kernel] for what `compile_for` returned, in its order."""
+    rows = []
+    for name, stage in asm.items():
+        if not isinstance(stage, (str, bytes)):  # a launch's .asm may hold other things too
+            continue
+        if isinstance(stage, bytes):
+            rows.append([name, f"{len(stage):,} bytes", "machine code for the GPU, an ELF file"])
+            continue
+        opening = lines(stage, _OPENING.get(name, r"\S"))
+        first = re.sub(r"\s*loc\(.*$|\s*\{$", "", opening[0]) if opening else ""
+        first = first[:90] + (ELLIPSIS if len(first) > 90 else "")
+        rows.append([name, f"{len(stage.splitlines()):,} lines", first])
+    return rows
 
 
 def count(text: str, pattern: str) -> int:
@@ -114,34 +174,44 @@ def lines(text: str, pattern: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if re.search(pattern, line)]
 
 
-class Captured:
-    """What `captured_fds` collected: `text`, filled in when the with-block ends."""
+def ttir_arguments(ttir: str) -> list[tuple[str, bool]]:
+    """The kernel's arguments in its TTIR signature, each with whether it is marked tt.divisibility = 16."""
+    (signature, *_) = lines(ttir, r"tt\.func public")
+    return [(name, bool(divisible)) for name, divisible in
+            re.findall(r"%(\w+): [^{(,]+(\{tt\.divisibility = 16[^}]*\})?", signature)]
 
+
+class Captured:
+    """What `captured_fds` collected, filled in when the with-block ends: `streams`, the text of each stream
+    by name ("file descriptor 1", "file descriptor 2", "Python's sys.stdout", "Python's sys.stderr"), and
+    `text`, all of it."""
+
+    streams: dict[str, str]
     text: str = ""
 
 
 @contextlib.contextmanager
 def captured_fds():
-    """Collect everything written inside the with-block: to Python's sys.stdout and sys.stderr, and to file
-    descriptors 1 and 2, where C and C++ code write.
+    """Collect everything written inside the with-block, stream by stream: to Python's sys.stdout and
+    sys.stderr, and to file descriptors 1 and 2, where C and C++ code write.
 
         with captured_fds() as captured:
             ...
-        print(captured.text)
+        print(captured.streams["file descriptor 2"])
 
-    Both are needed: Triton 3.6 reports a failed MLIR verification from C++ on file descriptor 2, and its
+    All four are needed: Triton 3.6 reports a failed MLIR verification from C++ on file descriptor 2, and its
     module dump through Python's print, which in Jupyter does not pass through file descriptor 1.
     """
     captured = Captured()
-    python_out = io.StringIO()
+    python_out, python_err = io.StringIO(), io.StringIO()
     sys.stdout.flush()
     sys.stderr.flush()
-    with tempfile.TemporaryFile() as sink:
+    with tempfile.TemporaryFile() as sink_1, tempfile.TemporaryFile() as sink_2:
         saved = os.dup(1), os.dup(2)
-        os.dup2(sink.fileno(), 1)
-        os.dup2(sink.fileno(), 2)
+        os.dup2(sink_1.fileno(), 1)
+        os.dup2(sink_2.fileno(), 2)
         try:
-            with contextlib.redirect_stdout(python_out), contextlib.redirect_stderr(python_out):
+            with contextlib.redirect_stdout(python_out), contextlib.redirect_stderr(python_err):
                 yield captured
         finally:
             with contextlib.suppress(OSError, AttributeError):
@@ -150,5 +220,30 @@ def captured_fds():
             os.dup2(saved[1], 2)
             os.close(saved[0])
             os.close(saved[1])
-            sink.seek(0)
-            captured.text = sink.read().decode(errors="replace") + python_out.getvalue()
+            sink_1.seek(0)
+            sink_2.seek(0)
+            captured.streams = {"file descriptor 1": sink_1.read().decode(errors="replace"),
+                                "file descriptor 2": sink_2.read().decode(errors="replace"),
+                                "Python's sys.stdout": python_out.getvalue(),
+                                "Python's sys.stderr": python_err.getvalue()}
+            captured.text = "".join(captured.streams.values())
+
+
+# Lines of a compiler's complaint worth reading: its error lines, the operation it names, the frontend's and
+# the interpreter's messages.
+USEFUL = r"error|tt\.atomic_rmw|Value argument|cannot reshape"
+
+
+def explain(error: BaseException, captured: Captured, pattern: str = USEFUL, width: int = 200) -> None:
+    """Print the exception's type and the lines matching `pattern`, each once, tagged with where it came
+    from: the exception's own text or one of the captured streams; then how much each stream held."""
+    print(f"exception: {type(error).__module__}.{type(error).__name__}")
+    seen = set()
+    for where, text in {"the exception": str(error), **captured.streams}.items():
+        for line in text.splitlines():
+            line = line.strip()[:width]
+            if re.search(pattern, line) and line not in seen:
+                seen.add(line)
+                print(f"  [{where}] {line}")
+    held = [f"{where}: {len(text.splitlines())}" for where, text in captured.streams.items()]
+    print(f"lines printed while it ran, by stream: {', '.join(held)}")

@@ -117,7 +117,8 @@ def load(notebook: str, **names):
     """A module with the notebook's definitions (see `definitions`) as attributes.
 
     `names` adds globals that the notebook's functions read from cells not loaded, e.g. `split_works=True`
-    for notebook 05's `row_sum_best`, which falls back when the learner's split kernel failed its check.
+    and `rows_works=True` for notebook 05's `row_sum_best`, which falls back when the learner's split or
+    multi-row kernel failed its check.
     The module is written to a temporary file because Triton reads a kernel's source from its file.
     """
     folder = Path(tempfile.mkdtemp(prefix="course_kernels_"))
