@@ -27,24 +27,9 @@ import sys
 import tempfile
 import textwrap
 
-_COMPILE_SCRIPT = """
-import base64, importlib.util, json, sys
-import triton
-from triton.backends.compiler import GPUTarget
-path, name, signature, constexprs, attrs, arch, num_warps, out = sys.argv[1:]
-spec = importlib.util.spec_from_file_location("kernel_source", path)
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-attrs = {(index,): [["tt.divisibility", 16]] for index in json.loads(attrs)}
-source = triton.compiler.ASTSource(fn=getattr(module, name), signature=json.loads(signature),
-                                   constexprs=json.loads(constexprs), **({"attrs": attrs} if attrs else {}))
-target = GPUTarget("cuda", int(arch), 32)
-kernel = triton.compile(source, target=target, options={"num_warps": int(num_warps)})
-asm = {k: v if isinstance(v, str) else {"base64": base64.b64encode(v).decode()} for k, v in kernel.asm.items()
-       if isinstance(v, (str, bytes))}
-json.dump(asm, open(out, "w"))
-"""
+from utils.setup import interpreting
 
+_COURSE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def _constants_read(function) -> str:
     """Source lines that re-create the module-level constants `function` reads, as the kind they are.
@@ -79,17 +64,9 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
     pointers and integers divisible by 16.
     """
     constexprs = constexprs or {}
-    divisible_at = [list(signature).index(name) for name in divisible]
-    if os.environ.get("TRITON_INTERPRET") != "1":
-        import triton
-        from triton.backends.compiler import GPUTarget
-
-        attrs = {(index,): [["tt.divisibility", 16]] for index in divisible_at}
-        source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs,
-                                           **({"attrs": attrs} if attrs else {}))
-        target = GPUTarget("cuda", arch, 32)
-        compiled = triton.compile(source, target=target, options={"num_warps": num_warps})
-        return {k: v for k, v in compiled.asm.items() if isinstance(v, (str, bytes))}
+    positions = [list(signature).index(name) for name in divisible]
+    if not interpreting():
+        return _compile(kernel, signature, constexprs, positions, arch, num_warps)
     function = kernel.fn  # the interpreter wraps the Python function; compile its source elsewhere
     body = textwrap.dedent(inspect.getsource(function)).split("\n", 1)[1]  # drop the original decorator line
     code = ("import triton\nimport triton.language as tl\n\n" + _constants_read(function)
@@ -98,9 +75,11 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
         path, out = os.path.join(folder, "kernel_source.py"), os.path.join(folder, "asm.json")
         with open(path, "w") as f:
             f.write(code)
+        # This very module, run as `python -m utils.compiled` without the interpreter (see _main).
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-        done = subprocess.run([sys.executable, "-c", _COMPILE_SCRIPT, path, function.__name__,
-                               json.dumps(signature), json.dumps(constexprs), json.dumps(divisible_at),
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_COURSE_ROOT, env.get("PYTHONPATH")]))
+        done = subprocess.run([sys.executable, "-m", "utils.compiled", path, function.__name__,
+                               json.dumps(signature), json.dumps(constexprs), json.dumps(positions),
                                str(arch), str(num_warps), out],
                               env=env, capture_output=True, text=True)
         if done.returncode != 0:  # show the compiler's own message, not a bare CalledProcessError
@@ -111,6 +90,38 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
         with open(out) as f:
             saved = json.load(f)
         return {k: v if isinstance(v, str) else base64.b64decode(v["base64"]) for k, v in saved.items()}
+
+
+def _compile(kernel, signature: dict[str, str], constexprs: dict, divisible: list[int], arch: int,
+             num_warps: int) -> dict:
+    """triton.compile for sm_<arch> in this process; `divisible`: positions of the arguments marked as
+    multiples of 16."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    attrs = {(index,): [["tt.divisibility", 16]] for index in divisible}
+    source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs,
+                                       **({"attrs": attrs} if attrs else {}))
+    compiled = triton.compile(source, target=GPUTarget("cuda", arch, 32), options={"num_warps": num_warps})
+    return {k: v for k, v in compiled.asm.items() if isinstance(v, (str, bytes))}
+
+
+def _main(argv: list[str]) -> None:
+    """`python -m utils.compiled SOURCE NAME SIGNATURE CONSTEXPRS DIVISIBLE ARCH NUM_WARPS OUT`: compile the
+    kernel NAME of the file SOURCE and write its stages to OUT as JSON (bytes as base64). compile_for runs
+    this when the interpreter is on in the caller's process, which can then compile nothing itself."""
+    import importlib.util
+
+    path, name, signature, constexprs, divisible, arch, num_warps, out = argv
+    spec = importlib.util.spec_from_file_location("kernel_source", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    asm = _compile(getattr(module, name), json.loads(signature), json.loads(constexprs),
+                   json.loads(divisible), int(arch), int(num_warps))
+    with open(out, "w") as f:
+        json.dump({k: v if isinstance(v, str) else {"base64": base64.b64encode(v).decode()}
+                   for k, v in asm.items()}, f)
 
 
 _TORCH_TYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int32": "i32", "int64": "i64"}
@@ -247,3 +258,7 @@ def explain(error: BaseException, captured: Captured, pattern: str = USEFUL, wid
                 print(f"  [{where}] {line}")
     held = [f"{where}: {len(text.splitlines())}" for where, text in captured.streams.items()]
     print(f"lines printed while it ran, by stream: {', '.join(held)}")
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

@@ -15,10 +15,11 @@ import ast
 import importlib.util
 import itertools
 import json
-import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from utils.setup import interpreting
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -164,7 +165,7 @@ if __name__ == "__main__":
     parser.add_argument("--compile", action="store_true", help="compile every kernel for sm_75 and sm_90")
     arguments = parser.parse_args()
     if arguments.compile:
-        if os.environ.get("TRITON_INTERPRET") == "1":
+        if interpreting():
             raise SystemExit("unset TRITON_INTERPRET: the interpreter cannot compile for a GPU")
         _compile_all()
     else:

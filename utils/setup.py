@@ -56,12 +56,18 @@ class Course:
         return gpu if self.on_gpu else cpu
 
 
+def interpreting() -> bool:
+    """Whether `@triton.jit` kernels defined now run in Triton's interpreter (TRITON_INTERPRET=1): the
+    one place the course reads that variable. setup() sets it when there is no GPU."""
+    return os.environ.get("TRITON_INTERPRET") == "1"
+
+
 def runs_on_gpu() -> bool:
     """Whether kernels compile for a GPU here: one is present and TRITON_INTERPRET=1 does not force the
-    interpreter. setup() decides with this, and so does utils.kernels.load."""
+    interpreter. setup() decides with this, and so do utils.check and utils.kernels.load."""
     import torch
 
-    return torch.cuda.is_available() and os.environ.get("TRITON_INTERPRET") != "1"
+    return torch.cuda.is_available() and not interpreting()
 
 
 def gpu_driver() -> str:
@@ -84,7 +90,7 @@ def setup(verbose: bool = True) -> Course:
     import numpy
     import torch
 
-    forced = os.environ.get("TRITON_INTERPRET") == "1"
+    forced = interpreting()
     on_gpu = runs_on_gpu()
     if not on_gpu:
         # Must happen before any @triton.jit runs: the decorator reads this variable.
