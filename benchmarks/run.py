@@ -97,9 +97,7 @@ def course_functions(rows=ROWS) -> dict[str, Callable]:
     """Each row's course function, loaded from its solution notebook (see utils.kernels.load)."""
     from utils.kernels import load
 
-    # row_sum_best falls back when a learner's split or multi-row kernel failed its check; solutions pass.
-    notebooks = sorted({row.notebook for row in rows})
-    modules = {nb: load(nb, split_works=True, rows_works=True) for nb in notebooks}
+    modules = {nb: load(nb) for nb in sorted({row.notebook for row in rows})}
     return {row.name: getattr(modules[row.notebook], row.function) for row in rows}
 
 

@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from utils.kernels import ARCHES, EXPECTED_TO_FAIL, ROOT, jit_functions
+from utils.kernels import ARCHES, EXPECTED_TO_FAIL, jit_functions
+from utils.notebooks import ROOT
 
 KERNELS = [f for f in jit_functions() if f.is_kernel]
 

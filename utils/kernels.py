@@ -1,28 +1,33 @@
 """The course's kernels, taken from the one place they are written: the solution notebooks.
 
-`jit_functions()` lists every `@triton.jit` function defined in `solutions/NN_*.ipynb`, with its source and
-parameters. `load("04_l2_norm")` returns a module holding one notebook's definitions: its kernels, the
-host functions that launch them, and the upper-case constants those functions use (`SMS`, `PROGRAMS`,
-`BLOCK_SIZE`), so scripts and tests run the notebook's own code, not copies. `python -m utils.kernels
---compile` compiles every kernel for sm_75 (Colab's T4) and sm_90 without a GPU and prints one JSON line per
-kernel and architecture.
+- `load("02_sum_atomics")` is a notebook used as a library: the cells its author tagged `export` (see
+  utils.notebooks), run in order as one module after a prelude that stands in for the set-up cell. So
+  the benchmark and the tests run the notebook's own tuned kernels and host functions, not copies. The
+  contract is the tag, nothing is guessed: a name that an exported cell reads but no exported cell
+  defines fails here, naming itself and the cell, instead of surfacing later as a NameError.
+- `jit_functions()` lists every `@triton.jit` function of `solutions/`, exported or not, and
+  `python -m utils.kernels --compile` compiles each one for sm_75 (Colab's T4) and sm_90 without a GPU,
+  printing one JSON line per kernel and architecture (tests/test_kernels_compile.py reads them).
+
+Modules are made in memory: their source is registered with `linecache`, where `inspect.getsource` (and
+so Triton, which reads a kernel's source when it is decorated) finds it, so loading writes no files.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import importlib.util
+import builtins
 import itertools
 import json
-import tempfile
+import linecache
+import symtable
+import types
 from dataclasses import dataclass
-from pathlib import Path
 
+from utils.notebooks import code_cells, is_exported, is_triton_jit, solution, solution_paths
 from utils.setup import interpreting
 
-ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = ROOT / "solutions"
 ARCHES = (75, 90)
 # Values to compile each constexpr parameter with: every branch a notebook's launches take. A kernel with a
 # constexpr parameter that is not listed here fails the compile test and asks for an entry.
@@ -33,6 +38,24 @@ EXAMPLE_CONSTEXPRS = {
 # Pointer parameters are compiled as float32 pointers, except these, named by the course's convention:
 POINTER_TYPES = {"order_ptr": "*i64"}  # notebook 02's permutation of tiles, from torch.randperm
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this
+
+# What a notebook's exported cells may use besides each other: the names of its set-up cell. `course` is
+# built here, not by utils.setup.setup(), which would switch on the interpreter as a side effect.
+PRELUDE = """\
+import torch
+import triton
+import triton.language as tl
+
+from utils.setup import Course, runs_on_gpu
+
+_ON_GPU = runs_on_gpu()
+course = Course(device="cuda" if _ON_GPU else "cpu", on_gpu=_ON_GPU, description="loaded by utils.kernels")
+DEVICE = course.device
+"""
+
+
+class ExportError(ValueError):
+    """A notebook's exported cells do not make a module on their own."""
 
 
 @dataclass(frozen=True)
@@ -49,87 +72,111 @@ class JitFunction:
         return any(name.endswith("_ptr") for name in self.parameters)
 
 
+def _definitions(source: str):
+    """(node, its source) for each top-level function and constant assignment of a cell."""
+    lines = source.splitlines()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.Assign)):
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            yield node, "\n".join(lines[first - 1:node.end_lineno])
+
+
 def jit_functions(notebook: str | None = None) -> list[JitFunction]:
     """The @triton.jit functions of every solution notebook (or of one), in notebook order."""
-    import nbformat
-
-    paths = sorted(SOLUTIONS.glob(f"{notebook or '[0-9][0-9]_*'}.ipynb"))
     found = []
-    for path in paths:
-        for cell in nbformat.read(path, as_version=4).cells:
-            if cell.cell_type != "code":
-                continue
-            lines = cell.source.splitlines()
-            for node in ast.parse(cell.source).body:
-                if isinstance(node, ast.FunctionDef) and any(
-                        "jit" in ast.unparse(d) for d in node.decorator_list):
-                    start = node.decorator_list[0].lineno - 1
-                    parameters = tuple(a.arg for a in node.args.args)
+    for path in [solution(notebook)] if notebook else solution_paths():
+        for cell in code_cells(path):
+            for node, source in _definitions(cell.source):
+                if isinstance(node, ast.FunctionDef) and is_triton_jit(node):
                     constexprs = tuple(a.arg for a in node.args.args if a.annotation is not None
                                        and "constexpr" in ast.unparse(a.annotation))
-                    found.append(JitFunction(path.stem, node.name, "\n".join(lines[start:node.end_lineno]),
-                                             parameters, constexprs))
+                    parameters = tuple(a.arg for a in node.args.args)
+                    found.append(JitFunction(path.stem, node.name, source, parameters, constexprs))
     return found
 
 
-# What a notebook's definitions may use besides each other: the imports and names of its set-up cell.
-# `course` is built here, not by utils.setup.setup(), which would switch on the interpreter as a side effect.
-PRELUDE = """\
-import torch
-import triton
-import triton.language as tl
-
-from utils.setup import Course, runs_on_gpu
-
-_ON_GPU = runs_on_gpu()
-course = Course(device="cuda" if _ON_GPU else "cpu", on_gpu=_ON_GPU, description="loaded by utils.kernels")
-DEVICE = course.device
-"""
+def _module(name: str, source: str, filename: str) -> types.ModuleType:
+    """Run `source` as a new module whose source `inspect` can read (see the module's docstring)."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    exec(compile(source, filename, "exec"), module.__dict__)
+    return module
 
 
-def definitions(notebook: str) -> str:
-    """The notebook's function definitions and the upper-case constants they read, in notebook order."""
-    import nbformat
+def _unresolved(source: str, filename: str) -> dict[str, list[str]]:
+    """Free names of each function in `source` that nothing at the top level binds: name -> functions."""
+    table = symtable.symtable(source, filename, "exec")
+    bound = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+    bound |= {child.get_name() for child in table.get_children()}
+    missing: dict[str, list[str]] = {}
 
-    path = SOLUTIONS / f"{notebook}.ipynb"
-    if not path.exists():
-        raise ValueError(f"no notebook solutions/{notebook}.ipynb")
-    found = []  # (node, its source) in notebook order
-    for cell in nbformat.read(path, as_version=4).cells[1:]:  # cells[0] is the set-up cell: PRELUDE stands in
-        if cell.cell_type != "code":
-            continue
-        for node in ast.parse(cell.source).body:
-            is_constant = (isinstance(node, ast.Assign) and len(node.targets) == 1
-                           and isinstance(node.targets[0], ast.Name) and node.targets[0].id.isupper())
-            if isinstance(node, ast.FunctionDef) or is_constant:
-                first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-                found.append((node, "\n".join(cell.source.splitlines()[first - 1:node.end_lineno])))
-    kept = [isinstance(node, ast.FunctionDef) for node, _ in found]
-    while True:  # a constant is kept when a kept definition reads it (PROGRAMS reads SMS)
+    def visit(scope, owner):
+        for symbol in scope.get_symbols():
+            name = symbol.get_name()
+            free = symbol.is_global() and symbol.is_referenced()
+            if free and name not in bound and not hasattr(builtins, name):
+                missing.setdefault(name, []).append(owner)
+        for child in scope.get_children():
+            visit(child, owner)
+
+    for child in table.get_children():
+        visit(child, child.get_name())
+    return missing
+
+
+def exported_source(notebook: str) -> str:
+    """The prelude and the notebook's exported cells, in order, as one module's source."""
+    path = solution(notebook)
+    cells = [cell for cell in code_cells(path) if is_exported(cell)]
+    if not cells:
+        raise ExportError(f"solutions/{path.name} exports no cell: tag the cells that define its kernels "
+                          f"and launchers `export` (see CONTRIBUTING.md)")
+    return PRELUDE + "".join(f"\n\n# --- cell {cell.get('id')!r}\n{cell.source}\n" for cell in cells)
+
+
+def load(notebook: str) -> types.ModuleType:
+    """The notebook's exported cells as a module (see this module's docstring)."""
+    source = exported_source(notebook)
+    filename = str(solution(notebook)) + "#exported"
+    missing = _unresolved(source, filename)
+    if missing:
+        where = "; ".join(f"{name} (read by {', '.join(sorted(set(users)))})"
+                          for name, users in missing.items())
+        raise ExportError(f"solutions/{notebook}.ipynb: its exported cells read names they do not define: "
+                          f"{where}. Export the cell that defines each, or pass it as an argument.")
+    try:
+        return _module(f"course_kernels_{notebook}", source, filename)
+    except NameError as error:  # a top-level statement of an exported cell
+        raise ExportError(f"solutions/{notebook}.ipynb: an exported cell failed: {error}. Export the cell "
+                          "that defines it.") from error
+
+
+def _constant_name(node: ast.AST) -> str | None:
+    """The name an upper-case or tl.constexpr constant is assigned to (`BLOCK = 1024`), else None."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        name = node.targets[0].id
+        if name.isupper() or "constexpr" in ast.unparse(node.value):
+            return name
+    return None
+
+
+def kernel_module(notebook: str) -> types.ModuleType:
+    """Every @triton.jit function of the notebook, exported or not, with the constants they read: what
+    the compile test compiles (kernels read nothing else)."""
+    path = solution(notebook)
+    found = [pair for cell in code_cells(path) for pair in _definitions(cell.source)]
+    kept = [isinstance(node, ast.FunctionDef) and is_triton_jit(node) for node, _ in found]
+    constants = [_constant_name(node) for node, _ in found]
+    while True:  # a constant is kept when a kept definition reads it (a block size reading another one)
         read = {name.id for (node, _), keep in zip(found, kept) if keep
                 for name in ast.walk(node) if isinstance(name, ast.Name)}
-        more = [keep or node.targets[0].id in read for (node, _), keep in zip(found, kept)]
+        more = [keep or constant in read for keep, constant in zip(kept, constants)]
         if more == kept:
-            return "\n\n\n".join(source for (_, source), keep in zip(found, kept) if keep)
+            break
         kept = more
-
-
-def load(notebook: str, **names):
-    """A module with the notebook's definitions (see `definitions`) as attributes.
-
-    `names` adds globals that the notebook's functions read from cells not loaded, e.g. `split_works=True`
-    and `rows_works=True` for notebook 05's `row_sum_best`, which falls back when the learner's split or
-    multi-row kernel failed its check.
-    The module is written to a temporary file because Triton reads a kernel's source from its file.
-    """
-    folder = Path(tempfile.mkdtemp(prefix="course_kernels_"))
-    path = folder / f"kernels_{notebook}.py"
-    path.write_text(PRELUDE + "\n\n" + definitions(notebook) + "\n")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    module.__dict__.update(names)
-    spec.loader.exec_module(module)
-    return module
+    source = PRELUDE + "\n\n" + "\n\n\n".join(source for (_, source), keep in zip(found, kept) if keep) + "\n"
+    return _module(f"course_jit_{notebook}", source, str(path) + "#kernels")
 
 
 def _compile_all() -> None:
@@ -137,7 +184,7 @@ def _compile_all() -> None:
     from utils.compiled import compile_for
 
     functions = jit_functions()
-    modules = {notebook: load(notebook) for notebook in sorted({f.notebook for f in functions})}
+    modules = {notebook: kernel_module(notebook) for notebook in sorted({f.notebook for f in functions})}
     for function in filter(lambda f: f.is_kernel, functions):
         kernel = getattr(modules[function.notebook], function.name)
         signature = {p: "constexpr" if p in function.constexprs else
