@@ -95,6 +95,10 @@ def _values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "large": (2 * u - 1) * 1e20,
         "ones": torch.ones(n, dtype=torch.float64),
         "ascending": (2 * u - 1).sort().values,  # the maximum sits in the very last tile
+        # For the argmax: all negative, on a grid of 1/16, so the maximum -1.0 occurs many times, in many
+        # tiles; and mixed values with two NaNs, a third and two thirds of the way in.
+        "ties": -1 - torch.floor(16 * u) / 16,
+        "nan": torch.where(_nan_positions(n), math.nan, 2 * u - 1),
         "descending": (2 * u - 1).sort(descending=True).values,  # and here the minimum
         # Zeros, negative zeros and other values, for counting non-zeros: -0.0 == 0, so it is not counted.
         "sparse": torch.where(u < 0.4, 0.0, torch.where(u < 0.6, -0.0, 4 * u - 3)),
@@ -103,6 +107,13 @@ def _values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "offset": 1e4 + (2 * u - 1),  # a mean far larger than the spread: sum(x^2) - n mean^2 cancels
     }[kind]
     return data.to(dtype)
+
+
+def _nan_positions(n: int) -> torch.Tensor:
+    """True at n // 3 and 2n // 3 (one position when n < 3): where the "nan" values hold a NaN."""
+    where = torch.zeros(n, dtype=torch.bool)
+    where[[n // 3, 2 * n // 3]] = True
+    return where
 
 
 def _vector_sizes(large: bool) -> list[tuple[int, str]]:
@@ -131,6 +142,17 @@ def _max_single_tile_cases(large: bool) -> list[Case]:
     # One program holds the whole array, so N stops at 65536 (2**16 lanes).
     sizes = [(n, k) for n, k in _vector_sizes(False)] + [(50000, "negative"), (2**16, "positive")]
     return [Case(_describe(n, k), (_values(n, k, seed=7 + i),), (1,)) for i, (n, k) in enumerate(sizes)]
+
+
+def _argmax_cases(large: bool) -> list[Case]:
+    """The vector cases, plus ties (the lowest index must win) and NaNs (the first NaN must win)."""
+    ties = [(5, "ones"), (1000, "ties"), (3001, "ties"), (2**15 + 3, "ties")]
+    nans = [(1, "nan"), (7, "nan"), (5000, "nan"), (2**15 + 7, "nan")]
+    if large:
+        ties.append((2**22 + 9, "ties"))
+        nans.append((2**22 + 11, "nan"))
+    return (_vector_cases(large) + _extra_cases(ties, seed=800, traits={"ties"})
+            + _extra_cases(nans, seed=900, traits={"nan"}))
 
 
 def _scaled_cases(large: bool) -> list[Case]:
@@ -254,6 +276,42 @@ def _scalar_predictions(case: Case, op: str) -> dict[str, list[torch.Tensor]]:
                 out["first_tile_only"].append(how.reduce(x[: b * b2]))
     if not how.repeated:  # an offset-less program sees exactly the first tile: one diagnosis
         del out["missing_program_offset"]
+    return out
+
+
+_FLOAT32_INT32_MAX = float(torch.tensor(2**31 - 1, dtype=torch.float32))  # an int32 sentinel stored as fp32
+
+
+def _argmax_predictions(case: Case) -> dict[str, list[torch.Tensor]]:
+    """What an argmax's mistakes give: indices, as float64 scalars (torch.argmax's rules, unless broken)."""
+    x = case.inputs[0].double()
+    n = x.numel()
+    nan = x.isnan()
+    winner = nan if nan.any() else x == x.max()  # the elements that tie for the maximum
+    positions = winner.nonzero().flatten()
+
+    def index(k) -> torch.Tensor:
+        return torch.tensor(float(k), dtype=torch.float64)
+
+    def argmax(t: torch.Tensor) -> torch.Tensor:
+        return t.argmax().double()
+
+    out: dict[str, list[torch.Tensor]] = {
+        "ties_highest_index": [index(positions[-1])],
+        "nan_not_maximum": [argmax(torch.where(nan, -math.inf, x))] if nan.any() and not nan.all() else [],
+        "index_within_tile": [], "first_tile_only": [], "tail_not_processed": [], "wrong_sentinel": []}
+    for b in POWERS_OF_TWO:
+        if b < n:  # every program kept its lane's position; the combine picks the lowest of them
+            out["index_within_tile"].append(index((positions % b).min()))
+            out["first_tile_only"].append(argmax(x[:b]))
+            out["first_tile_only"] += [argmax(x[: b * b2]) for b2 in POWERS_OF_TWO if b * b2 < n]
+        if n % b:
+            kept = (n // b) * b  # grid n // b: the partial tile is never read
+            # With no partials at all, out is unwritten (NaN here) or holds the combine's starting index.
+            out["tail_not_processed"] += [argmax(x[:kept])] if kept else [
+                torch.tensor(math.nan), index(0), index(-1), index(n), index(_FLOAT32_INT32_MAX)]
+    if n % max(POWERS_OF_TWO) and (x.max() < 0 or nan.all()):  # other=0.0 (or +inf) past the end wins
+        out["wrong_sentinel"].append(index(n))
     return out
 
 
@@ -405,6 +463,13 @@ MISTAKES = {
                        "reads only its first block of partials.",
     "tail_not_processed": "the last, partial tile was skipped: the grid must be triton.cdiv(n, BLOCK_SIZE), "
                           "not n // BLOCK_SIZE.",
+    "ties_highest_index": "among equal maxima the highest index won: torch.argmax returns the lowest, so on "
+                          "a tie keep the lower index (index_a < index_b), in the loop and in the combine.",
+    "nan_not_maximum": "the cases with a NaN fail: torch.argmax treats NaN as larger than every number and "
+                       "returns the first NaN's index. x > y is False when either is NaN, and tl.max "
+                       "(with or without return_indices) drops NaN: test x != x yourself.",
+    "index_within_tile": "out holds the position inside a tile (0 .. BLOCK_SIZE - 1), not in x: keep the "
+                         "global offsets (start + tl.arange(0, BLOCK_SIZE)) as the indices.",
     "missing_row_offset": "rows landed in the wrong place: the row index is missing from the input offset "
                           "(x_ptr + row * stride_row) or from the output (out_ptr + row).",
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
@@ -456,6 +521,7 @@ def _mistakes(**fill: str) -> dict[str, Mistake]:
 
 _SUM = dict(identity="other=0.0 for a sum", reset="out.zero_() before the launch")
 _MAX = dict(identity="other=float('-inf') for a max", reset="out.fill_(float('-inf')) before tl.atomic_max")
+_ARGMAX = dict(identity="other=float('-inf'), the identity of a max", reset="")
 _MIN = dict(identity="other=float('inf') for a min", reset="out.fill_(float('inf')) before tl.atomic_min")
 _L2 = dict(_SUM, transform="the square", fused="tl.sum(x * x, axis=0)", finish="the sqrt",
            finish_rule="sqrt(a) + sqrt(b) != sqrt(a + b)")
@@ -538,6 +604,16 @@ EXERCISES: dict[str, Exercise] = {exercise.id: exercise for exercise in [
         "out[0] = min(x) for any N: partial minima, then one program",
         "the two-stage max with tl.min, and the identity of a min, other=float('inf'), for masked lanes.",
         op="min"),
+    Exercise(
+        id="argmax", signature="argmax(x, out)",
+        description="out[0] = torch.argmax(x) as a float32: the first index of the maximum, NaN counting "
+                    "as the maximum; any N, on several programs",
+        hint="each program keeps a running (value, index) per lane with a combine function that puts NaN "
+             "first and the lower index first on ties, and stores its winner to scratch; one program "
+             "combines the partials the same way and stores the index.",
+        cases=_argmax_cases, reference=lambda x: x.argmax().double().reshape(1), compare="exact",
+        predictions=_argmax_predictions, mistakes=_mistakes(**_ARGMAX),
+        trait_mistakes={"nan": "nan_not_maximum", "ties": "ties_highest_index"}),
     Exercise(
         id="l2_norm", signature="l2_norm(x, out)",
         description="out[0] = sqrt(sum(x * x)): square inside the reduction, sqrt after the combine",
