@@ -463,8 +463,10 @@ MISTAKES = {
                        "reads only its first block of partials.",
     "tail_not_processed": "the last, partial tile was skipped: the grid must be triton.cdiv(n, BLOCK_SIZE), "
                           "not n // BLOCK_SIZE.",
-    "ties_highest_index": "among equal maxima the highest index won: torch.argmax returns the lowest, so on "
-                          "a tie keep the lower index (index_a < index_b), in the loop and in the combine.",
+    "ties_highest_index": "among equal maxima a higher index won: torch.argmax returns the lowest, so on a "
+                          "tie keep the lower index (index_a < index_b), in the loop and in the combine. The "
+                          "lowest lane of a tile is not the lowest index once lanes hold indices from "
+                          "several tiles.",
     "nan_not_maximum": "the cases with a NaN fail: torch.argmax treats NaN as larger than every number and "
                        "returns the first NaN's index. x > y is False when either is NaN, and tl.max "
                        "(with or without return_indices) drops NaN: test x != x yourself.",
