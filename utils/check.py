@@ -166,7 +166,7 @@ def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Equal element for element, NaN matching NaN (torch.equal finds a NaN unequal to itself)."""
-    return a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return torch.equal(a, b) or (a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all()))
 
 
 def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
