@@ -143,9 +143,14 @@ def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed
         raise ExerciseFailed(_exception_report(exercise, case, error), ["exception"]) from error
     canaries = torch.cat([out_buffer[:guard], out_buffer[guard + numel:]])
     expected = exercise.reference(*(x.double() for x in case.inputs))
-    inputs_intact = all(torch.equal(view.cpu(), x) for view, x in zip(inputs, case.inputs))
+    inputs_intact = all(_same(view.cpu(), x) for view, x in zip(inputs, case.inputs))
     return Run(case, out.double().cpu(), expected, garbage, bool((canaries == CANARY).all()), inputs_intact,
                 returned)
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal element for element, NaN matching NaN (torch.equal finds a NaN unequal to itself)."""
+    return torch.equal(a, b) or (a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all()))
 
 
 def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:

@@ -36,7 +36,8 @@ EXAMPLE_CONSTEXPRS = {
     "SHIFT": [True, False], "OTHER": [0.0, float("-inf")], "OP": ["max", "min", "sum", "prod"],
 }
 # Pointer parameters are compiled as float32 pointers, except these, named by the course's convention:
-POINTER_TYPES = {"order_ptr": "*i64"}  # notebook 02's permutation of tiles, from torch.randperm
+POINTER_TYPES = {"order_ptr": "*i64",  # notebook 02's permutation of tiles, from torch.randperm
+                 "partial_indices_ptr": "*i32"}  # notebook 03's argmax: one index per program
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this
 
 # What a notebook's exported cells may use besides each other: the names of its set-up cell. `course` is

@@ -144,21 +144,32 @@ def registry(*exercises: Exercise) -> dict[str, Exercise]:
 def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
     g = torch.Generator().manual_seed(seed)
     u = torch.rand(n, generator=g, dtype=torch.float64)
-    data = {
-        "mixed": 2 * u - 1,
-        "positive": u + 0.5,
-        "negative": -(u + 1),
-        "large": (2 * u - 1) * 1e20,
-        "ones": torch.ones(n, dtype=torch.float64),
-        "ascending": (2 * u - 1).sort().values,  # the maximum sits in the very last tile
-        "descending": (2 * u - 1).sort(descending=True).values,  # and here the minimum
+    data = {  # functions, so that only the kind asked for is computed
+        "mixed": lambda: 2 * u - 1,
+        "positive": lambda: u + 0.5,
+        "negative": lambda: -(u + 1),
+        "large": lambda: (2 * u - 1) * 1e20,
+        "ones": lambda: torch.ones(n, dtype=torch.float64),
+        "ascending": lambda: (2 * u - 1).sort().values,  # the maximum sits in the very last tile
+        "descending": lambda: (2 * u - 1).sort(descending=True).values,  # and here the minimum
+        # For the argmax: all negative, on a grid of 1/16, so the maximum -1.0 occurs many times, in many
+        # tiles; and mixed values with two NaNs, a third and two thirds of the way in.
+        "ties": lambda: -1 - torch.floor(16 * u) / 16,
+        "nan": lambda: torch.where(_nan_positions(n), math.nan, 2 * u - 1),
         # Zeros, negative zeros and other values, for counting non-zeros: -0.0 == 0, so it is not counted.
-        "sparse": torch.where(u < 0.4, 0.0, torch.where(u < 0.6, -0.0, 4 * u - 3)),
-        "hot": 100 + 200 * u,  # exp(x) overflows float32 from x = 88.7
-        "cold": -200 - 200 * u,  # exp(x) is 0 in float32 below x = -103.3
-        "offset": 1e4 + (2 * u - 1),  # a mean far larger than the spread: sum(x^2) - n mean^2 cancels
-    }[kind]
+        "sparse": lambda: torch.where(u < 0.4, 0.0, torch.where(u < 0.6, -0.0, 4 * u - 3)),
+        "hot": lambda: 100 + 200 * u,  # exp(x) overflows float32 from x = 88.7
+        "cold": lambda: -200 - 200 * u,  # exp(x) is 0 in float32 below x = -103.3
+        "offset": lambda: 1e4 + (2 * u - 1),  # a mean far larger than the spread: sum(x^2) - n mean^2 cancels
+    }[kind]()
     return data.to(dtype)
+
+
+def _nan_positions(n: int) -> torch.Tensor:
+    """True at n // 3 and 2n // 3 (one position when n < 3): where the "nan" values hold a NaN."""
+    where = torch.zeros(n, dtype=torch.bool)
+    where[[n // 3, 2 * n // 3]] = True
+    return where
 
 
 def vector_sizes(large: bool) -> list[tuple[int, str]]:

@@ -22,6 +22,7 @@ from utils.exercises.core import (
     Exercise,
     Predictions,
     describe,
+    extra_cases,
     mistakes,
     padded,
     values,
@@ -84,6 +85,66 @@ def _max_single_tile_cases(large: bool) -> list[Case]:
     return [Case(describe(n, k), (values(n, k, seed=7 + i),), (1,)) for i, (n, k) in enumerate(sizes)]
 
 
+def _argmax_cases(large: bool) -> list[Case]:
+    """The vector cases, plus ties (the lowest index must win) and NaNs (the first NaN must win)."""
+    ties = [(5, "ones"), (1000, "ties"), (3001, "ties"), (2**15 + 3, "ties")]
+    nans = [(1, "nan"), (7, "nan"), (5000, "nan"), (2**15 + 7, "nan")]
+    if large:
+        ties.append((2**22 + 9, "ties"))
+        nans.append((2**22 + 11, "nan"))
+    return (vector_cases(large) + extra_cases(ties, seed=800, traits={"ties"})
+            + extra_cases(nans, seed=900, traits={"nan"}))
+
+
+_FLOAT32_INT32_MAX = float(torch.tensor(2**31 - 1, dtype=torch.float32))  # an int32 sentinel stored as fp32
+
+
+def _argmax_predictions(case: Case) -> Predictions:
+    """What an argmax's mistakes give: indices, as float64 scalars (torch.argmax's rules, unless broken)."""
+    x = case.inputs[0].double()
+    n = x.numel()
+    nan = x.isnan()
+    winner = nan if nan.any() else x == x.max()  # the elements that tie for the maximum
+    positions = winner.nonzero().flatten()
+
+    def index(k) -> torch.Tensor:
+        return torch.tensor(float(k), dtype=torch.float64)
+
+    def argmax(t: torch.Tensor) -> torch.Tensor:
+        return t.argmax().double()
+
+    out: Predictions = {
+        "ties_highest_index": [index(positions[-1])],
+        "nan_not_maximum": [argmax(torch.where(nan, -math.inf, x))] if nan.any() and not nan.all() else [],
+        "index_within_tile": [], "first_tile_only": [], "tail_not_processed": [], "wrong_sentinel": []}
+    for b in POWERS_OF_TWO:
+        if b < n:  # every program kept its lane's position; the combine picks the lowest of them
+            out["index_within_tile"].append(index((positions % b).min()))
+            out["first_tile_only"].append(argmax(x[:b]))
+            out["first_tile_only"] += [argmax(x[: b * b2]) for b2 in POWERS_OF_TWO if b * b2 < n]
+        if n % b:
+            kept = (n // b) * b  # grid n // b: the partial tile is never read
+            # With no partials at all, out is unwritten or holds the combine's starting index.
+            out["tail_not_processed"] += [argmax(x[:kept])] if kept else [
+                torch.tensor(UNWRITTEN), index(0), index(-1), index(n), index(_FLOAT32_INT32_MAX)]
+    if n % max(POWERS_OF_TWO) and (x.max() < 0 or nan.all()):  # other=0.0 (or +inf) past the end wins
+        out["wrong_sentinel"].append(index(n))
+    return out
+
+
+ARGMAX_MESSAGES = {
+    **TILE_MESSAGES,
+    "ties_highest_index": "among equal maxima a higher index won: torch.argmax returns the lowest, so on a "
+                          "tie keep the lower index (index_a < index_b), in the loop and in the combine. The "
+                          "lowest lane of a tile is not the lowest index once lanes hold indices from "
+                          "several tiles.",
+    "nan_not_maximum": "the cases with a NaN fail: torch.argmax treats NaN as larger than every number and "
+                       "returns the first NaN's index. x > y is False when either is NaN, and tl.max "
+                       "(with or without return_indices) drops NaN: test x != x yourself.",
+    "index_within_tile": "out holds the position inside a tile (0 .. BLOCK_SIZE - 1), not in x: keep the "
+                         "global offsets (start + tl.arange(0, BLOCK_SIZE)) as the indices.",
+}
+ARGMAX_WORDS = dict(identity="other=float('-inf'), the identity of a max", reset="")
 MAX_WORDS = dict(identity="other=float('-inf') for a max",
                  reset="out.fill_(float('-inf')) before tl.atomic_max")
 MIN_WORDS = dict(identity="other=float('inf') for a min",
@@ -129,4 +190,14 @@ EXERCISES = [
         "out[0] = min(x) for any N: partial minima, then one program",
         "the two-stage max with tl.min, and the identity of a min, other=float('inf'), for masked lanes.",
         op="min"),
+    Exercise(
+        id="argmax", signature="argmax(x, out)",
+        description="out[0] = torch.argmax(x) as a float32: the first index of the maximum, NaN counting "
+                    "as the maximum; any N, on several programs",
+        hint="each program keeps a running (value, index) per lane with a combine function that puts NaN "
+             "first and the lower index first on ties, and stores its winner to scratch; one program "
+             "combines the partials the same way and stores the index.",
+        cases=_argmax_cases, reference=lambda x: x.argmax().double().reshape(1), compare="exact",
+        predictions=_argmax_predictions, mistakes=mistakes(ARGMAX_MESSAGES, **ARGMAX_WORDS),
+        trait_mistakes={"nan": "nan_not_maximum", "ties": "ties_highest_index"}),
 ]

@@ -1,0 +1,269 @@
+"""Submissions for `argmax(x, out)`: per-program (value, index) partials, then one program; right and wrong.
+
+torch.argmax's rules: NaN counts as larger than every number (the first NaN wins), and among equal maxima
+the lowest index wins. out[0] holds the index as a float32.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+BLOCK_SIZE = 1024  # elements per stage-1 tile
+PARTIALS_BLOCK = 32  # partials per step of the stage-2 loop (small, so the loop matters from N > 32768)
+MAX_PROGRAMS = 8  # the persistent stage 1 launches at most this many programs, each looping over tiles
+BIG = 2147483647  # an index larger than any real one: it loses every tie
+
+
+@triton.jit
+def argmax_combine(value_a, index_a, value_b, index_b):
+    # NaN above every number; among equal values (or two NaNs) the lower index. Elementwise or scalar.
+    a_nan = value_a != value_a
+    b_nan = value_b != value_b
+    same = (value_a == value_b) | (a_nan & b_nan)
+    a_wins = (value_a > value_b) | (a_nan & ~b_nan) | (same & (index_a < index_b))
+    return tl.where(a_wins, value_a, value_b), tl.where(a_wins, index_a, index_b)
+
+
+@triton.jit
+def lowest_index_of_max(values, indices):
+    # Across lanes with builtins: a NaN lane if there is one (tl.max drops NaN), else the lanes equal to
+    # the maximum; of those, the lowest index.
+    nan_lanes = values != values
+    has_nan = tl.max(nan_lanes.to(tl.int32), axis=0) > 0
+    top = tl.max(values, axis=0)
+    winners = tl.where(has_nan, nan_lanes, values == top)
+    return tl.where(has_nan, float("nan"), top), tl.min(tl.where(winners, indices, 2147483647), axis=0)
+
+
+@triton.jit
+def partial_argmax_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements,
+                          BLOCK_SIZE: tl.constexpr):
+    # Persistent: program pid takes tiles pid, pid + G, ...; each lane keeps its running (value, index).
+    best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
+    best_index = tl.full((BLOCK_SIZE,), 2147483647, tl.int32)
+    for start in range(tl.program_id(0) * BLOCK_SIZE, n_elements, tl.num_programs(0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+        best_value, best_index = argmax_combine(best_value, best_index, x, offsets)
+    value, index = lowest_index_of_max(best_value, best_index)
+    tl.store(partial_values_ptr + tl.program_id(0), value)
+    tl.store(partial_indices_ptr + tl.program_id(0), index)
+
+
+@triton.jit
+def argmax_partials_kernel(partial_values_ptr, partial_indices_ptr, out_ptr, n_partials,
+                           BLOCK_SIZE: tl.constexpr):
+    best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
+    best_index = tl.full((BLOCK_SIZE,), 2147483647, tl.int32)
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_partials
+        value = tl.load(partial_values_ptr + offsets, mask=mask, other=float("-inf"))
+        index = tl.load(partial_indices_ptr + offsets, mask=mask, other=2147483647)
+        best_value, best_index = argmax_combine(best_value, best_index, value, index)
+    value, index = lowest_index_of_max(best_value, best_index)
+    tl.store(out_ptr, index.to(tl.float32))
+
+
+def _scratch(programs, device):
+    return (torch.empty(programs, dtype=torch.float32, device=device),
+            torch.empty(programs, dtype=torch.int32, device=device))
+
+
+def argmax_persistent(x, out):
+    n = x.numel()
+    programs = min(MAX_PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    values, indices = _scratch(programs, x.device)
+    partial_argmax_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def tile_argmax_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # One tile per program: tl.max(..., return_indices=True) gives the lowest lane among equal maxima, but
+    # drops NaN, so the first NaN of the tile is looked for apart.
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    first_nan = tl.min(tl.where(x != x, offsets, 2147483647), axis=0)
+    top, lane = tl.max(x, axis=0, return_indices=True)
+    has_nan = first_nan < 2147483647
+    tl.store(partial_values_ptr + tl.program_id(0), tl.where(has_nan, float("nan"), top))
+    tl.store(partial_indices_ptr + tl.program_id(0),
+             tl.where(has_nan, first_nan, tl.program_id(0) * BLOCK_SIZE + lane))
+
+
+def argmax_return_indices(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE)
+    values, indices = _scratch(programs, x.device)
+    tile_argmax_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def argmax_partials_reduce_kernel(partial_values_ptr, partial_indices_ptr, out_ptr, n_partials,
+                                  BLOCK_SIZE: tl.constexpr):
+    # The same combine, with tl.reduce over a tuple for the last step (cheap here: a small block).
+    best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
+    best_index = tl.full((BLOCK_SIZE,), 2147483647, tl.int32)
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_partials
+        value = tl.load(partial_values_ptr + offsets, mask=mask, other=float("-inf"))
+        index = tl.load(partial_indices_ptr + offsets, mask=mask, other=2147483647)
+        best_value, best_index = argmax_combine(best_value, best_index, value, index)
+    value, index = tl.reduce((best_value, best_index), 0, argmax_combine)
+    tl.store(out_ptr, index.to(tl.float32))
+
+
+def argmax_tuple_reduce(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE)
+    values, indices = _scratch(programs, x.device)
+    tile_argmax_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_reduce_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+# ---- wrong ----
+
+
+@triton.jit
+def argmax_combine_highest(value_a, index_a, value_b, index_b):
+    a_nan = value_a != value_a
+    b_nan = value_b != value_b
+    same = (value_a == value_b) | (a_nan & b_nan)
+    a_wins = (value_a > value_b) | (a_nan & ~b_nan) | (same & (index_a > index_b))  # BUG: > keeps the higher
+    return tl.where(a_wins, value_a, value_b), tl.where(a_wins, index_a, index_b)
+
+
+@triton.jit
+def tile_argmax_highest_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements,
+                               BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    nan_lanes = x != x
+    has_nan = tl.max(nan_lanes.to(tl.int32), axis=0) > 0
+    top = tl.max(x, axis=0)
+    winners = tl.where(has_nan, nan_lanes, x == top)
+    tl.store(partial_values_ptr + tl.program_id(0), tl.where(has_nan, float("nan"), top))
+    # BUG: tl.max of the winners' offsets: the highest index among equal maxima
+    tl.store(partial_indices_ptr + tl.program_id(0), tl.max(tl.where(winners, offsets, -1), axis=0))
+
+
+@triton.jit
+def argmax_partials_highest_kernel(partial_values_ptr, partial_indices_ptr, out_ptr, n_partials,
+                                   BLOCK_SIZE: tl.constexpr):
+    best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
+    best_index = tl.full((BLOCK_SIZE,), -1, tl.int32)
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_partials
+        value = tl.load(partial_values_ptr + offsets, mask=mask, other=float("-inf"))
+        index = tl.load(partial_indices_ptr + offsets, mask=mask, other=-1)
+        best_value, best_index = argmax_combine_highest(best_value, best_index, value, index)
+    value, index = tl.reduce((best_value, best_index), 0, argmax_combine_highest)
+    tl.store(out_ptr, index.to(tl.float32))
+
+
+def argmax_ties_highest(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE)
+    values, indices = _scratch(programs, x.device)
+    tile_argmax_highest_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_highest_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def tile_argmax_ignore_nan_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements,
+                                  BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    x = tl.where(x != x, float("-inf"), x)  # BUG: NaN pushed to the bottom instead of the top
+    top, lane = tl.max(x, axis=0, return_indices=True)
+    tl.store(partial_values_ptr + tl.program_id(0), top)
+    tl.store(partial_indices_ptr + tl.program_id(0), tl.program_id(0) * BLOCK_SIZE + lane)
+
+
+def argmax_nan_ignored(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE)
+    values, indices = _scratch(programs, x.device)
+    tile_argmax_ignore_nan_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def tile_argmax_local_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements,
+                             BLOCK_SIZE: tl.constexpr):
+    lanes = tl.arange(0, BLOCK_SIZE)
+    offsets = tl.program_id(0) * BLOCK_SIZE + lanes
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    value, index = lowest_index_of_max(x, lanes)  # BUG: the lanes' positions, not the offsets
+    tl.store(partial_values_ptr + tl.program_id(0), value)
+    tl.store(partial_indices_ptr + tl.program_id(0), index)
+
+
+def argmax_index_within_tile(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE)
+    values, indices = _scratch(programs, x.device)
+    tile_argmax_local_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def tile_argmax_other_zero_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements,
+                                  BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=0.0)  # BUG: 0.0 beats negative data
+    value, index = lowest_index_of_max(x, offsets)
+    tl.store(partial_values_ptr + tl.program_id(0), value)
+    tl.store(partial_indices_ptr + tl.program_id(0), index)
+
+
+def argmax_other_zero(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE)
+    values, indices = _scratch(programs, x.device)
+    tile_argmax_other_zero_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+def argmax_grid_floor_div(x, out):
+    n = x.numel()
+    programs = n // BLOCK_SIZE  # BUG: rounds down, so the partial last tile gets no program
+    values, indices = _scratch(programs, x.device)
+    if programs:
+        tile_argmax_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def argmax_partials_first_block_kernel(partial_values_ptr, partial_indices_ptr, out_ptr, n_partials,
+                                       BLOCK_SIZE: tl.constexpr):
+    # BUG: no loop; only the first BLOCK_SIZE partials are compared.
+    offsets = tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_partials
+    value = tl.load(partial_values_ptr + offsets, mask=mask, other=float("-inf"))
+    index = tl.load(partial_indices_ptr + offsets, mask=mask, other=2147483647)
+    value, index = lowest_index_of_max(value, index)
+    tl.store(out_ptr, index.to(tl.float32))
+
+
+def argmax_stage2_first_block_only(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE)
+    values, indices = _scratch(programs, x.device)
+    tile_argmax_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_first_block_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+CORRECT = [argmax_persistent, argmax_return_indices, argmax_tuple_reduce]
+WRONG = [
+    (argmax_ties_highest, "ties_highest_index"),
+    (argmax_nan_ignored, "nan_not_maximum"),
+    (argmax_index_within_tile, "index_within_tile"),
+    (argmax_other_zero, "wrong_sentinel"),
+    (argmax_grid_floor_div, "tail_not_processed"),
+    (argmax_stage2_first_block_only, "first_tile_only"),
+]
