@@ -54,7 +54,7 @@ def _constants_read(function) -> str:
 
 
 def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = None, *, arch: int = 90,
-                num_warps: int = 4, divisible: tuple[str, ...] = ()) -> dict[str, str]:
+                num_warps: int = 4, divisible: tuple[str, ...] = ()) -> dict[str, str | bytes]:
     """Compile `kernel` for sm_<arch>; returns its stages by name, in the order they were made: text for
     "ttir", "ttgir", "llir", "ptx" (and "source" where Triton keeps it), bytes for "cubin".
 

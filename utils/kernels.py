@@ -31,7 +31,7 @@ from utils.setup import interpreting
 ARCHES = (75, 90)
 # Values to compile each constexpr parameter with: every branch a notebook's launches take. A kernel with a
 # constexpr parameter that is not listed here fails the compile test and asks for an entry.
-EXAMPLE_CONSTEXPRS = {
+EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "BLOCK_SIZE": [1024], "BLOCK_ROWS": [4], "TRANSFORM": ["square", "abs", "nonzero"],
     "SHIFT": [True, False], "OTHER": [0.0, float("-inf")], "OP": ["max", "min", "sum", "prod"],
 }
@@ -194,7 +194,8 @@ def _compile_all() -> None:
         missing = [c for c in function.constexprs if c not in EXAMPLE_CONSTEXPRS]
         choices = [[(c, v) for v in EXAMPLE_CONSTEXPRS.get(c, [])] for c in function.constexprs]
         for arch in ARCHES:
-            result = {"notebook": function.notebook, "kernel": function.name, "arch": arch, "error": None}
+            result: dict[str, object] = {"notebook": function.notebook, "kernel": function.name, "arch": arch,
+                                         "error": None}
             if missing:
                 result["error"] = f"no example values for constexpr {missing} in EXAMPLE_CONSTEXPRS"
             for constexprs in ([] if missing else itertools.product(*choices)):

@@ -189,7 +189,7 @@ def _stub_cell_source(source: str, cell_index: int) -> str:
         is_sentinel = (
             isinstance(statement, ast.Expr) and isinstance(value, ast.Name) and value.id in sentinel_ids
         )
-        if is_sentinel and functions:
+        if is_sentinel and functions and isinstance(value, ast.Name):
             region_function[sentinel_ids[value.id]] = functions[-1]
     original_statements = list(_statements(original_tree))
 

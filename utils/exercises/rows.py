@@ -17,6 +17,7 @@ from utils.exercises.core import (
     UNWRITTEN,
     Case,
     Exercise,
+    Layout,
     Predictions,
     mistakes,
     values,
@@ -35,7 +36,7 @@ MESSAGES = {
 
 def _row_cases(large: bool) -> list[Case]:
     """2-D inputs, including views that are not contiguous, and fp16 that overflows if summed in fp16."""
-    shapes = [  # rows, cols, kind, dtype, layout
+    shapes: list[tuple[int, int, str, torch.dtype, Layout]] = [  # rows, cols, kind, dtype, layout
         (1, 1, "mixed", torch.float32, "contiguous"),
         (2, 3, "ones", torch.float32, "contiguous"),
         (7, 1000, "mixed", torch.float32, "contiguous"),
