@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
+import numpy as np
 import pytest
 import torch
 
@@ -49,6 +50,18 @@ def test_wrong(exercise_id, fn, code):
     message = str(excinfo.value)
     assert code in excinfo.value.diagnoses, f"expected {code!r}, got {excinfo.value.diagnoses}:\n{message}"
     assert len(message.strip().splitlines()) > 1, f"the report should show a table, got: {message!r}"
+
+
+# notebook 02: the sum tolerance admits every fair order of additions, the serial one included
+@pytest.mark.parametrize("exercise_id", ["sum_atomic", "sum_two_stage"])
+def test_sum_tolerance_admits_a_serial_float32_loop_on_every_case(exercise_id):
+    exercise = EXERCISES[exercise_id]
+    for case in exercise.cases(True):  # the GPU battery: the CPU one and two large cases
+        x = case.inputs[0]
+        serial = float(np.cumsum(x.numpy())[-1])  # numpy adds one element after another in float32
+        exact = x.double().sum().item()
+        atol, rtol = exercise.tolerance(case)
+        assert abs(serial - exact) <= atol + rtol * abs(exact), f"{exercise_id}, {case.name}"
 
 
 @pytest.mark.parametrize("exercise_id", list(EXERCISES))

@@ -191,26 +191,43 @@ def test_reduction_tree_of_eight_values():
     assert not texts(fig, "warp") and not texts(fig, "scope")  # no num_warps, no warp marking
 
 
-def test_reduction_tree_marks_steps_within_and_across_warps():
-    fig = reduction_tree_diagram(torch.arange(1.0, 17.0), num_warps=4)
+def test_reduction_tree_marks_steps_within_a_thread_a_warp_and_across_warps():
+    # A toy GPU: 2 warps of 4 threads are 8 threads, so each thread holds 2 of the 16 lanes.
+    fig = reduction_tree_diagram(torch.arange(1.0, 17.0), num_warps=2, threads_per_warp=4)
     assert texts(fig, "root") == ["136"]
     assert fig.axes[0].get_title() == "tl.sum of a 16-lane tile: log2(16) = 4 steps"
-    assert texts(fig, "warp") == ["warp 0", "warp 1", "warp 2", "warp 3"]
-    assert texts(fig, "scope") == ["within a warp", "across warps"]
-    within, across = texts(fig, "scope-detail")
-    assert "shfl.sync.bfly" in within and "shared memory" in across and "barrier" in across
+    assert texts(fig, "warp") == ["warp 0", "warp 1"]
+    assert texts(fig, "thread") == [f"thread {t}" for t in range(8)]  # threads hold lanes; warps hold threads
+    assert texts(fig, "scope") == ["within a thread", "within a warp", "across warps"]
+    in_thread, in_warp, across = texts(fig, "scope-detail")
+    assert "registers" in in_thread and "shfl.sync.bfly" in in_warp
+    assert "shared memory" in across and "barrier" in across
+    assert any("toy GPU" in t and "a real warp has 32" in t for t in texts(fig, "note"))
     colors = [to_hex(p.get_facecolor()) for p in boxes(fig)]
-    # 4 lanes per warp: steps 1 and 2 (8 and 4 boxes) keep a warp's colour, steps 3 and 4 combine warps
-    assert colors[:16] == [program_color(lane // 4) for lane in range(16)]
-    assert colors[16:28] == [program_color(j // 2) for j in range(8)] + [program_color(j) for j in range(4)]
-    assert colors[28:] == ["#ffffff"] * 3
+    # 8 lanes per warp: steps 1 to 3 (8, 4 and 2 boxes) keep a warp's colour, step 4 combines the warps
+    assert colors[:16] == [program_color(lane // 8) for lane in range(16)]
+    step_colors = [program_color(j // 4) for j in range(8)] + [program_color(j // 2) for j in range(4)]
+    assert colors[16:30] == step_colors + [program_color(j) for j in range(2)]
+    assert colors[30:] == ["#ffffff"]
 
 
-@pytest.mark.parametrize("num_warps, scopes", [(1, ["within a warp"]), (16, ["across warps"])])
-def test_reduction_tree_one_warp_or_one_lane_per_warp(num_warps, scopes):
-    fig = reduction_tree_diagram(torch.ones(16), num_warps=num_warps)
+def test_reduction_tree_with_real_warps_needs_a_tile_as_large_as_the_threads():
+    with pytest.raises(ValueError, match="128 threads, more than the 16 lanes drawn.*threads_per_warp"):
+        reduction_tree_diagram(torch.ones(16), num_warps=4)  # 4 warps of 32 threads
+    fig = reduction_tree_diagram(torch.ones(16), num_warps=1, threads_per_warp=16)  # a toy warp fits
+    assert any("warps of 16 threads" in t for t in texts(fig, "note"))
+
+
+@pytest.mark.parametrize("num_warps, threads_per_warp, scopes", [
+    (1, 16, ["within a warp"]),
+    (16, 1, ["across warps"]),
+    (1, 4, ["within a thread", "within a warp"]),
+])
+def test_reduction_tree_scopes_follow_lanes_per_thread_and_warp(num_warps, threads_per_warp, scopes):
+    fig = reduction_tree_diagram(torch.ones(16), num_warps=num_warps, threads_per_warp=threads_per_warp)
     assert texts(fig, "scope") == scopes
     assert len(texts(fig, "warp")) == num_warps
+    assert len(texts(fig, "thread")) == num_warps * threads_per_warp
 
 
 def test_combine_diagram_four_programs():
@@ -239,8 +256,10 @@ def test_combine_diagram_many_programs_is_compressed():
     (lambda: reduction_tree_diagram([1.0]), "power-of-two"),
     (lambda: reduction_tree_diagram(torch.ones(32)), "at most 16 lanes"),
     (lambda: reduction_tree_diagram(torch.ones(2, 4)), "1-D"),
-    (lambda: reduction_tree_diagram(torch.ones(8), num_warps=3), "num_warps must be a power of two"),
-    (lambda: reduction_tree_diagram(torch.ones(8), num_warps=16), r"from 1 to len\(values\) = 8"),
+    (lambda: reduction_tree_diagram(torch.ones(8), num_warps=3, threads_per_warp=1), "must be powers of two"),
+    (lambda: reduction_tree_diagram(torch.ones(8), num_warps=2, threads_per_warp=3), "must be powers of two"),
+    (lambda: reduction_tree_diagram(torch.ones(8), num_warps=16, threads_per_warp=1),
+     "16 threads, more than the 8 lanes drawn"),
     (lambda: combine_diagram([]), "non-empty 1-D"),
     (lambda: combine_diagram(torch.ones(4), max_programs=1), "at least 2"),
 ])
@@ -251,7 +270,7 @@ def test_bad_reduction_arguments_say_what_is_wrong(call, message):
 
 def test_reduction_figures_render_stay_closed_and_draw_into_given_axes(tmp_path):
     before = plt.get_fignums()
-    tree = reduction_tree_diagram(torch.randn(16), num_warps=4)
+    tree = reduction_tree_diagram(torch.randn(16), num_warps=2, threads_per_warp=4)
     combine = combine_diagram(torch.randn(300))
     assert plt.get_fignums() == before
     for name, fig in [("tree", tree), ("combine", combine)]:

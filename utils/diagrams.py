@@ -386,15 +386,19 @@ def is_power_of_two(k) -> bool:
 MAX_TREE_LANES = 16  # more lanes make boxes too narrow for their numbers within MAX_FIG_WIDTH
 
 
-def reduction_tree_diagram(values, *, num_warps=None, ax=None, title=None):
+def reduction_tree_diagram(values, *, num_warps=None, threads_per_warp=32, ax=None, title=None):
     """How `tl.sum` reduces one tile: a balanced tree of pairwise sums, log2(n) steps from n lanes to one.
 
     values is the tile: n values, n a power of two from 2 to MAX_TREE_LANES. With num_warps, the tile is drawn
-    spread evenly over that many warps (n / num_warps lanes each, coloured by warp): the first
-    log2(n / num_warps) steps stay within a warp (register shuffles, `shfl.sync.bfly`), the last
-    log2(num_warps) go across warps (shared memory and a barrier). The drawing pairs neighbouring lanes; the
-    compiled butterfly pairs them in another order, with the same shape: log2(n) steps, each halving the
-    number of partial sums.
+    spread over the program's num_warps * threads_per_warp threads as the course's vocabulary has it: a warp
+    is threads_per_warp threads, and each thread holds n / (num_warps * threads_per_warp) of the tile's lanes
+    (coloured by warp). The first log2(lanes per thread) steps add inside a thread's registers, the next
+    log2(threads_per_warp) combine the threads of a warp (register shuffles, `shfl.sync.bfly`), the last
+    log2(num_warps) go across warps (shared memory and a barrier). A real warp has 32 threads, more than a
+    drawable tile has lanes, so pass a smaller threads_per_warp to draw a toy GPU; the figure says so. The
+    drawing gives each thread neighbouring lanes and pairs neighbours; the compiler chooses which lanes a
+    thread holds (its layout) and pairs them in another order, with the same shape: log2(n) steps, each
+    halving the number of partial sums.
     """
     values = torch.as_tensor(values)
     if values.dim() != 1:
@@ -406,16 +410,26 @@ def reduction_tree_diagram(values, *, num_warps=None, ax=None, title=None):
     if n > MAX_TREE_LANES:
         raise ValueError(f"at most {MAX_TREE_LANES} lanes fit the drawing, got {n}: draw a slice such as "
                          f"x[:{MAX_TREE_LANES}]")
-    if num_warps is not None and not (is_power_of_two(num_warps) and num_warps <= n):
-        raise ValueError(f"num_warps must be a power of two from 1 to len(values) = {n} (the tile is split "
-                         f"evenly over the warps), got {num_warps!r}")
+    if num_warps is not None:
+        if not is_power_of_two(num_warps) or not is_power_of_two(threads_per_warp):
+            raise ValueError(f"num_warps and threads_per_warp must be powers of two, got {num_warps!r} and "
+                             f"{threads_per_warp!r}")
+        if num_warps * threads_per_warp > n:
+            threads = num_warps * threads_per_warp
+            raise ValueError(
+                f"{num_warps} warps of {threads_per_warp} threads are {threads} threads, more than the {n} "
+                f"lanes drawn (with fewer lanes than threads, threads hold copies): draw a toy GPU with a "
+                f"smaller threads_per_warp, at most {n // num_warps}")
     steps = n.bit_length() - 1
     levels = [values.detach().cpu().tolist()]  # levels[k][j]: the sum of lanes j * 2**k ..< (j + 1) * 2**k
     while len(levels[-1]) > 1:
         below = levels[-1]
         levels.append([below[2 * j] + below[2 * j + 1] for j in range(len(below) // 2)])
-    lanes_per_warp = n // num_warps if num_warps else n
-    warp_steps = lanes_per_warp.bit_length() - 1  # steps 1..warp_steps stay inside one warp
+    threads = num_warps * threads_per_warp if num_warps else 1
+    lanes_per_thread = n // threads
+    lanes_per_warp = lanes_per_thread * threads_per_warp if num_warps else n
+    thread_steps = lanes_per_thread.bit_length() - 1  # steps 1..thread_steps add inside one thread
+    warp_steps = lanes_per_warp.bit_length() - 1  # steps up to warp_steps stay inside one warp
 
     def color(k, j):  # a warp's colour while the partial sum stays in that warp; white once warps combine
         if num_warps is None:
@@ -425,8 +439,11 @@ def reduction_tree_diagram(values, *, num_warps=None, ax=None, title=None):
     step, rise, line_h = BOX_W + GAP, 0.6, 0.42  # rise: the gap between levels, for the arrows
     label_w = 2.5
     scope_w = 2.9 if num_warps else 0.0
-    top_h = 0.5 if num_warps else 0.15
+    top_h = 0.95 if num_warps else 0.15  # a row of warp names over a row of thread names
     notes = ["a fixed tree: every run adds the same pairs in the same order"]
+    if num_warps and threads_per_warp != 32:
+        notes.append(f"a toy GPU: warps of {threads_per_warp} threads (a real warp has 32); "
+                     f"each thread holds {lanes_per_thread} lane" + "s" * (lanes_per_thread != 1))
     caption_h = line_h * len(notes) + 0.35
     height = top_h + (steps + 1) * BOX_H + steps * rise + caption_h
     width = label_w + n * step + scope_w
@@ -457,11 +474,20 @@ def reduction_tree_diagram(values, *, num_warps=None, ax=None, title=None):
                     arrow(ax, (x_of(k - 1, child), y_of(k - 1)), (x_of(k, j), y + BOX_H), gid="edge")
     ax.patches[-3].set_linewidth(2)  # the root's box (its two arrows follow it): the scalar tl.sum returns
     if num_warps:
+        def x_mid(first_lane, lanes):  # centre above lanes first_lane ..< first_lane + lanes
+            return label_w + (first_lane + lanes / 2) * step - GAP / 2
+
+        warp_y, thread_y = height - 0.25, height - 0.7
         for w in range(num_warps):
-            x_mid = label_w + (w + 0.5) * lanes_per_warp * step - GAP / 2
-            ax.text(x_mid, height - top_h / 2, f"warp {w}" if lanes_per_warp > 1 else f"w{w}", ha="center",
-                    va="center", weight="bold", gid="warp", **LABEL_FONT)
-        scopes = [(1, warp_steps, "within a warp", "register shuffles\n(shfl.sync.bfly)"),
+            ax.text(x_mid(w * lanes_per_warp, lanes_per_warp), warp_y,
+                    f"warp {w}" if lanes_per_warp > 1 else f"w{w}", ha="center", va="center", weight="bold",
+                    gid="warp", **LABEL_FONT)
+        for t in range(threads):
+            ax.text(x_mid(t * lanes_per_thread, lanes_per_thread), thread_y,
+                    f"thread {t}" if lanes_per_thread > 1 else f"t{t}", ha="center", va="center",
+                    color=MASKED_TEXT_COLOR, gid="thread", **{**LABEL_FONT, "size": 9})
+        scopes = [(1, thread_steps, "within a thread", "adds in the thread's\nown registers"),
+                  (thread_steps + 1, warp_steps, "within a warp", "register shuffles\n(shfl.sync.bfly)"),
                   (warp_steps + 1, steps, "across warps", "shared memory\n+ barrier")]
         x_bracket = label_w + n * step + 0.2
         for first, last, name, detail in scopes:
