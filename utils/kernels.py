@@ -28,6 +28,7 @@ ARCHES = (75, 90)
 EXAMPLE_CONSTEXPRS = {
     "BLOCK_SIZE": [1024], "BLOCK_ROWS": [4], "TRANSFORM": ["square", "abs", "nonzero"],
     "SHIFT": [True, False], "OTHER": [0.0, float("-inf")], "OP": ["max", "min", "sum", "prod"],
+    "COUNT": ["min", "sum"],  # notebook 06: a tile's count by arithmetic, or by a tl.sum
 }
 # Pointer parameters are compiled as float32 pointers, except these, named by the course's convention:
 POINTER_TYPES = {"order_ptr": "*i64"}  # notebook 02's permutation of tiles, from torch.randperm
