@@ -88,22 +88,25 @@ DEVICE = course.device
 
 
 def definitions(notebook: str) -> str:
-    """The notebook's function definitions and the upper-case constants they read, in notebook order."""
-    import nbformat
+    """The notebook's function definitions and the upper-case constants they read, in notebook order.
 
+    The notebook is read as plain JSON, not with nbformat: notebook 06 loads notebook 04 in a cell, and
+    importing nbformat there would cost about a second of the interpreter run for nothing.
+    """
     path = SOLUTIONS / f"{notebook}.ipynb"
     if not path.exists():
         raise ValueError(f"no notebook solutions/{notebook}.ipynb")
     found = []  # (node, its source) in notebook order
-    for cell in nbformat.read(path, as_version=4).cells[1:]:  # cells[0] is the set-up cell: PRELUDE stands in
-        if cell.cell_type != "code":
-            continue
-        for node in ast.parse(cell.source).body:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    sources = ["".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+               for cell in cells if cell["cell_type"] == "code"]
+    for source in sources[1:]:  # the first code cell is the set-up cell: PRELUDE stands in
+        for node in ast.parse(source).body:
             is_constant = (isinstance(node, ast.Assign) and len(node.targets) == 1
                            and isinstance(node.targets[0], ast.Name) and node.targets[0].id.isupper())
             if isinstance(node, ast.FunctionDef) or is_constant:
                 first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-                found.append((node, "\n".join(cell.source.splitlines()[first - 1:node.end_lineno])))
+                found.append((node, "\n".join(source.splitlines()[first - 1:node.end_lineno])))
     kept = [isinstance(node, ast.FunctionDef) for node, _ in found]
     while True:  # a constant is kept when a kept definition reads it (PROGRAMS reads SMS)
         read = {name.id for (node, _), keep in zip(found, kept) if keep
