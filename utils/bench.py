@@ -2,7 +2,9 @@
 
 Reductions and elementwise kernels do almost no arithmetic per byte, so the honest yardstick is memory
 bandwidth: bytes moved divided by time, compared with what a plain device-to-device copy achieves in the
-same run. On the CPU interpreter timings measure Python, not a GPU, so the notebooks skip them.
+same run. On the CPU interpreter timings measure Python, not a GPU, so the notebooks skip them, and
+`recorded_gbps` gives them the README benchmark's H200 figures to show instead (notebook 04's roofline,
+drawn by `plot_roofline`).
 """
 
 from __future__ import annotations
