@@ -83,8 +83,8 @@ ROWS = [
     Row("L2 norm", "04_l2_norm", "l2_norm_fast", lambda i, out: torch.linalg.vector_norm(i[0])),
     Row("L1 norm", "04_l2_norm", "l1_norm_fast", lambda i, out: torch.linalg.vector_norm(i[0], 1)),
     Row("count non-zeros", "04_l2_norm", "count_nonzero_fast", lambda i, out: torch.count_nonzero(i[0])),
-    Row("logsumexp", "04_l2_norm", "logsumexp_online", lambda i, out: torch.logsumexp(i[0], 0)),
-    Row("mean and variance", "04_l2_norm", "mean_var", lambda i, out: torch.stack(
+    Row("logsumexp", "06_numerics", "logsumexp_online", lambda i, out: torch.logsumexp(i[0], 0)),
+    Row("mean and variance", "06_numerics", "mean_var", lambda i, out: torch.stack(
         torch.var_mean(i[0], correction=0)[::-1]), make=lambda n, d: vector(n, d, out_size=2)),
     Row("row sum, 4096 columns", "05_row_sum", "row_sum_best", lambda i, out: i[0].sum(dim=1),
         make=rows_of(4096)),

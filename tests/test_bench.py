@@ -4,7 +4,15 @@ import matplotlib
 import pytest
 import torch
 
-from utils.bench import copy_gbps, gbps, gbps_back_to_back, plot_gbps, print_table
+from utils.bench import (
+    copy_gbps,
+    gbps,
+    gbps_back_to_back,
+    plot_gbps,
+    plot_roofline,
+    print_table,
+    recorded_gbps,
+)
 
 matplotlib.use("Agg")
 
@@ -21,6 +29,23 @@ def test_plot_has_one_line_per_series_and_the_ceiling():
     assert len(ax.lines) == 3
     assert ax.get_xscale() == "log"
     assert "device copy" in ax.get_legend().get_texts()[-1].get_text()
+
+
+def test_roofline_has_a_line_per_ceiling_and_a_point_per_kernel():
+    fig = plot_roofline({"sum": (0.25, 4000.0), "L2 norm": (0.5, 3900.0)}, {"copy": 4200.0, "spec": 4800.0},
+                        67_000.0, "title")
+    (ax,) = fig.axes
+    ceilings, points = ax.lines[:2], ax.lines[2:]
+    assert [max(line.get_ydata()) for line in ceilings] == [4200.0, 4800.0]  # flat under the ridge
+    assert [list(line.get_xdata()) for line in points] == [[0.25], [0.5]]
+
+
+def test_recorded_gbps_reads_the_h200_run_at_one_size():
+    found, copy, measured_on = recorded_gbps(["L2 norm", "sum, two-stage"], 2**28)
+    assert set(found) == {"L2 norm", "sum, two-stage"} and all(v > 0 for v in found.values())
+    assert copy > 0 and "H200" in measured_on
+    with pytest.raises(ValueError, match="no"):
+        recorded_gbps(["not a row"], 2**28)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="timings need a GPU")

@@ -10,7 +10,9 @@ import pytest
 import torch
 
 from benchmarks import run as bench
-from utils.kernels import ROOT, SOLUTIONS
+from utils.notebooks import ROOT
+
+SOLUTIONS = ROOT / "solutions"
 
 matplotlib.use("Agg")
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"

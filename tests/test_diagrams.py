@@ -1,5 +1,7 @@
 """Tests for utils.diagrams: the lane, tile, tree and combine pictures show what their inputs say."""
 
+import math
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -66,6 +68,23 @@ def test_lane_diagram_transform_row_applies_to_masked_lanes_too():
 def test_combine_diagram_shows_how_partials_were_made():
     fig = combine_diagram([1.0, 2.0], partial_code="tl.sum(x * x, axis=0)")
     assert "tl.sum(x * x, axis=0)" in texts(fig)
+
+
+def test_combine_diagram_into_a_scratch_draws_the_finish():
+    # Notebook 04: the atomics add into the scratch, and the sqrt on the host writes out[0].
+    fig = combine_diagram([9.0, 16.0], partial_code="tl.sum(x * x, axis=0)", target="scratch",
+                          finish=("torch.sqrt(scratch), on the host", math.sqrt))
+    drawn = texts(fig)
+    assert "tl.atomic_add(scratch_ptr, partial)" in drawn and "scratch[0]" in drawn
+    assert not [t for t in drawn if "out_ptr" in t]
+    assert texts(fig, "total") == ["25"] and texts(fig, "finished") == ["5"]
+    assert "torch.sqrt(scratch), on the host" in drawn and "out[0]" in drawn
+    assert len([p for p in fig.axes[0].patches if p.get_gid() == "finish-edge"]) == 1
+
+
+def test_combine_diagram_without_a_finish_adds_into_out():
+    drawn = texts(combine_diagram([1.0, 2.0]))
+    assert "tl.atomic_add(out_ptr, partial)" in drawn and "out[0]" in drawn and "finish" not in drawn
 
 
 def test_lane_diagram_without_masked_lanes_has_no_hatching():

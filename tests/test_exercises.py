@@ -73,8 +73,10 @@ def _workshop_rows():
         if not line.startswith("|"):
             continue
         ids = [i for i in re.findall(r"`(\w+)`", line.split("|")[1]) if i in EXERCISES]
-        if ids:
-            named = re.findall(r"`([a-z0-9]+(?:_[a-z0-9]+)+)`", "|".join(line.split("|")[2:]))
+        if ids:  # a diagnosis is named as "(`code`)" after its description, or alone between semicolons
+            items = "|".join(line.split("|")[2:]).split(";")
+            named = [code for item in items for code in re.findall(r"\(`(\w+)`[,)]", item)
+                     + re.findall(r"^\s*`(\w+)`\s*\|?\s*$", item)]
             yield ids, named
 
 

@@ -30,7 +30,7 @@ def compiled():
 def test_the_notebooks_have_kernels():
     assert len(KERNELS) >= 20
     assert {f.notebook for f in KERNELS} >= {"01_vector_add", "02_sum_atomics", "03_max", "04_l2_norm",
-                                             "05_row_sum"}
+                                             "05_row_sum", "06_numerics"}
 
 
 @pytest.mark.parametrize("arch", ARCHES)

@@ -4,7 +4,9 @@ Reductions and elementwise kernels do almost no arithmetic per byte, so the hone
 bandwidth: bytes moved divided by time, compared with what a plain device-to-device copy achieves in the
 same run. On the CPU interpreter timings measure Python, not a GPU, so the notebooks skip them.
 `sectors_touched` explains one cause of a low figure without timing anything: how many 32-byte pieces of
-memory neighbouring lanes of a load touch, computed from a view's strides.
+memory neighbouring lanes of a load touch, computed from a view's strides;
+`recorded_gbps` gives the notebooks the README benchmark's H200 figures to show instead where there is
+no GPU (notebook 04's roofline, drawn by `plot_roofline`).
 """
 
 from __future__ import annotations
@@ -87,4 +89,52 @@ def plot_gbps(sizes: list[int], series: dict[str, list[float]], title: str, ceil
     ax.grid(True, alpha=0.3)
     ax.legend()
     plt.close(fig)  # the caller displays the returned figure; an open one would be shown twice in Jupyter
+    return fig
+
+
+RECORDED = "benchmarks/h200/results.csv"  # the README benchmark's H200 run (back to back)
+
+
+def recorded_gbps(reductions: list[str], elements: int) -> tuple[dict[str, float], float, str]:
+    """GB/s that the README benchmark recorded in RECORDED for these rows at one size, the device copy's
+    GB/s at that size, and the run's description: for a notebook on a CPU to show what a GPU measured."""
+    import csv
+    from pathlib import Path
+
+    with open(Path(__file__).resolve().parent.parent / RECORDED, newline="") as f:
+        records = [r for r in csv.DictReader(f) if int(r["elements"]) == elements]
+    found = {r["reduction"]: float(r["course_gbps"]) for r in records if r["reduction"] in reductions}
+    missing = [name for name in reductions if name not in found]
+    if missing or not records:
+        raise ValueError(f"{RECORDED} has no {missing or reductions} at {elements} elements")
+    return found, float(records[0]["copy_gbps"]), records[0]["measured_on"]
+
+
+def plot_roofline(points: dict[str, tuple[float, float]], ceilings: dict[str, float], peak_gflops: float,
+                  title: str):
+    """The roofline as GB/s: attainable GB/s = min(bandwidth, peak FLOP/s / intensity) against arithmetic
+    intensity (FLOP per byte), one line per bandwidth ceiling ({label: GB/s}), and the measured kernels
+    as points ({label: (FLOP per byte, GB/s)}). Log axes; the ridge, where compute starts to limit, is
+    marked for each ceiling. matplotlib has no roofline plot, hence this one."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    intensities = [2.0 ** (k / 4) for k in range(-16, 33)]  # 1/16 to 256 FLOP per byte
+    for (label, bandwidth), style in zip(ceilings.items(), ("--", ":")):
+        ridge = peak_gflops / bandwidth
+        ax.plot(intensities, [min(bandwidth, peak_gflops / i) for i in intensities], linestyle=style,
+                color="grey", label=f"{label} ({bandwidth:,.0f} GB/s; ridge at {ridge:.0f} FLOP/byte)")
+    for label, (intensity, rate) in points.items():
+        ax.plot([intensity], [rate], marker="o", linestyle="none", label=f"{label} ({rate:,.0f} GB/s)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}" if v >= 1 else f"1/{1 / v:g}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.set_xlabel("arithmetic intensity (FLOP per byte read)")
+    ax.set_ylabel("attainable GB/s")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
+    plt.close(fig)  # as in plot_gbps: the caller displays it
     return fig

@@ -507,11 +507,17 @@ def reduction_tree_diagram(values, *, num_warps=None, threads_per_warp=32, ax=No
     return fig
 
 
-def combine_diagram(partials, *, partial_code="tl.sum(x, axis=0)", ax=None, title=None, max_programs=8):
-    """The combine step of a sum with atomics: each of G programs adds its partial sum to out[0] with
-    `tl.atomic_add`; out[0] ends up holding their total. partials holds the G per-program partial sums (any
-    device), partial_code is how a program computed its partial; beyond max_programs programs only the first
-    max_programs - 1 and the last are drawn."""
+def combine_diagram(partials, *, partial_code="tl.sum(x, axis=0)", ax=None, title=None, max_programs=8,
+                    target="out", finish=None):
+    """The combine step of a sum with atomics: each of G programs adds its partial sum to target[0] with
+    `tl.atomic_add(target_ptr, partial)`; target[0] ends up holding their total. partials holds the G
+    per-program partial sums (any device), partial_code is how a program computed its partial; beyond
+    max_programs programs only the first max_programs - 1 and the last are drawn.
+
+    target names the buffer the atomics add into: "out" when the total is the result (notebook 02), or
+    e.g. "scratch" when a finish step follows. finish = (code, fn) draws that step below the total, one
+    arrow to out[0] = fn(total), with code saying what computes it (notebook 04's
+    ("torch.sqrt(scratch), on the host", math.sqrt))."""
     partials = torch.as_tensor(partials)
     if partials.dim() != 1 or partials.numel() == 0:
         raise ValueError(f"partials must be a non-empty 1-D tensor (one partial sum per program), got shape "
@@ -528,27 +534,31 @@ def combine_diagram(partials, *, partial_code="tl.sum(x, axis=0)", ax=None, titl
     total = (partials.double() if partials.is_floating_point() else partials).sum().item()
     adds = f"{grid} atomic add" + "s" * (grid != 1)
     notes = [f"{adds} to one address, applied one at a time in an order the hardware chooses",
-             "(float addition is not associative: the last bits of out[0] can change from run to run)"]
+             f"(float addition is not associative: the last bits of {target}[0] can change from run to run)"]
     if None in columns:
         notes.append(f"{ELLIPSIS} stands for programs not drawn ({len(drawn)} of {grid} shown)")
     texts = [fmt(shown[pid]) for pid in drawn]
     box_w = max(1.4, MONO_CHAR_W * max(len(t) for t in texts) + 0.4)
-    label_w, col_w, line_h, pid_h, fall = 4.0, box_w + 2 * GAP, 0.42, 0.45, 1.4
+    codes = [partial_code, f"tl.atomic_add({target}_ptr, partial)", finish[0] if finish else ""]
+    label_w = max(4.0, 0.11 * max(len(code) for code in codes) + 0.4)  # the row labels' 8-pt code fits
+    col_w, line_h, pid_h, fall = box_w + 2 * GAP, 0.42, 0.45, 1.4
     out_text = fmt(total)
-    out_w = max(2.0, MONO_CHAR_W * len(out_text) + 0.6)
+    finish_text = fmt(finish[1](total)) if finish else None
+    out_w = max(2.0, MONO_CHAR_W * max(len(out_text), len(finish_text or "")) + 0.6)
     caption_h = line_h * len(notes) + 0.35
-    height = pid_h + 2 * BOX_H + fall + caption_h
+    finish_h = BOX_H + fall if finish else 0.0  # the finish box and the arrow down to it
+    height = pid_h + 2 * BOX_H + fall + finish_h + caption_h
     # The programs' columns, centred over a wide enough out box when there are only one or two of them.
     col_x = label_w + max(0.0, out_w + 0.4 - len(columns) * col_w) / 2
     width = max(label_w + len(columns) * col_w, label_w + out_w + 0.4)
     who = f"{grid} programs: each adds its" if grid > 1 else "1 program: it adds its"
-    fig, ax = new_axes(ax, width, height, title or f"grid = {who} partial sum to out[0]", notes)
-    y_partial, y_out = height - pid_h - BOX_H, caption_h
+    fig, ax = new_axes(ax, width, height, title or f"grid = {who} partial sum to {target}[0]", notes)
+    y_partial, y_out = height - pid_h - BOX_H, caption_h + finish_h
     x_out = (label_w + width) / 2  # centre of the out box
     row_label(ax, label_w - 0.2, y_partial, "partial", partial_code)
     row_label(ax, label_w - 0.2, y_partial - BOX_H / 2 - fall / 2, "combine",
-              "tl.atomic_add(out_ptr, partial)")
-    row_label(ax, label_w - 0.2, y_out, "out[0]", "zeroed before launch")
+              f"tl.atomic_add({target}_ptr, partial)")
+    row_label(ax, label_w - 0.2, y_out, f"{target}[0]", "zeroed before launch")
     size = value_size(texts)
     spread = (out_w - 0.4) / max(len(columns) - 1, 1)  # arrows end side by side along the out box's top
     for c, pid in enumerate(columns):
@@ -566,6 +576,13 @@ def combine_diagram(partials, *, partial_code="tl.sum(x, axis=0)", ax=None, titl
         arrow(ax, (x_mid, y_partial), end, gid="edge")
     draw_box(ax, x_out - out_w / 2, y_out, out_text, color="white", w=out_w, gid="total")
     ax.patches[-1].set_linewidth(2)
+    if finish:
+        y_finish = caption_h
+        row_label(ax, label_w - 0.2, y_finish + BOX_H / 2 + fall / 2, "finish", finish[0])
+        arrow(ax, (x_out, y_out), (x_out, y_finish + BOX_H), gid="finish-edge")
+        row_label(ax, label_w - 0.2, y_finish, "out[0]", "the result")
+        draw_box(ax, x_out - out_w / 2, y_finish, finish_text, color="white", w=out_w, gid="finished")
+        ax.patches[-1].set_linewidth(2)
     for i, note in enumerate(notes):
         ax.text(width / 2, caption_h - 0.2 - (i + 0.5) * line_h, note, ha="center", va="center",
                 color=MASKED_TEXT_COLOR, gid="note", **LABEL_FONT)

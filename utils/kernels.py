@@ -34,6 +34,7 @@ ARCHES = (75, 90)
 EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "BLOCK_SIZE": [1024], "BLOCK_ROWS": [4], "TRANSFORM": ["square", "abs", "nonzero"],
     "SHIFT": [True, False], "OTHER": [0.0, float("-inf")], "OP": ["max", "min", "sum", "prod"],
+    "COUNT": ["min", "sum"],  # notebook 06: a tile's count by arithmetic, or by a tl.sum
 }
 # Pointer parameters are compiled as float32 pointers, except these, named by the course's convention:
 POINTER_TYPES = {"order_ptr": "*i64",  # notebook 02's permutation of tiles, from torch.randperm
@@ -133,7 +134,7 @@ def exported_source(notebook: str) -> str:
     if not cells:
         raise ExportError(f"solutions/{path.name} exports no cell: tag the cells that define its kernels "
                           f"and launchers `export` (see CONTRIBUTING.md)")
-    return PRELUDE + "".join(f"\n\n# --- cell {cell.get('id')!r}\n{cell.source}\n" for cell in cells)
+    return PRELUDE + "".join(f"\n\n# --- cell {cell.id!r}\n{cell.source}\n" for cell in cells)
 
 
 def load(notebook: str) -> types.ModuleType:
