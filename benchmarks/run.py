@@ -31,7 +31,7 @@ import torch  # noqa: E402
 # launching and of a second stage cost about 2%. At 2^26 a read takes 64 us and torch.sum itself reached
 # only 94% of the copy (H200, triton 3.6), so smaller sizes are not held to the copy goal.
 COPY_GOAL = 0.95
-BANDWIDTH_BOUND_ELEMENTS = 2 ** 28
+BANDWIDTH_BOUND_ELEMENTS = 2**28
 # Within 1% of torch counts as level: two runs on the H200 gave the same kernel at 2^28 up to 5% apart.
 LEVEL = 0.99
 
@@ -44,10 +44,11 @@ class Row:
     notebook: str  # where the course function is taught
     function: str  # its name in that notebook
     torch_fn: Callable  # (inputs, out) -> the same result computed by torch
-    make: Callable = None  # (n, device) -> (inputs, out); by default one vector of n floats, a 1-element out
+    # (n, device) -> (inputs, out); by default one vector of n floats and a 1-element out
+    make: Callable | None = None
 
     def prepare(self, n: int, device: str):
-        return self.make(n, device) if self.make else vector(n, device)
+        return self.make(n, device) if self.make is not None else vector(n, device)
 
 
 def bytes_moved(inputs, out) -> int:
@@ -68,14 +69,25 @@ def rows_of(columns):
     def make(n, device):
         rows = max(1, n // columns)
         return (torch.rand(rows, columns, device=device) - 0.25,), torch.empty(rows, device=device)
+
     return make
 
 
 ROWS = [
-    Row("copy (elementwise)", "01_vector_add", "copy", lambda i, out: out.copy_(i[0]),
-        make=lambda n, d: ((torch.rand(n, device=d),), torch.empty(n, device=d))),
-    Row("vector add (elementwise)", "01_vector_add", "vector_add", lambda i, out: torch.add(*i, out=out),
-        make=lambda n, d: ((torch.rand(n, device=d), torch.rand(n, device=d)), torch.empty(n, device=d))),
+    Row(
+        "copy (elementwise)",
+        "01_vector_add",
+        "copy",
+        lambda i, out: out.copy_(i[0]),
+        make=lambda n, d: ((torch.rand(n, device=d),), torch.empty(n, device=d)),
+    ),
+    Row(
+        "vector add (elementwise)",
+        "01_vector_add",
+        "vector_add",
+        lambda i, out: torch.add(*i, out=out),
+        make=lambda n, d: ((torch.rand(n, device=d), torch.rand(n, device=d)), torch.empty(n, device=d)),
+    ),
     Row("sum, persistent + atomics", "02_sum_atomics", "sum_persistent", lambda i, out: i[0].sum()),
     Row("sum, two-stage", "02_sum_atomics", "sum_two_stage", lambda i, out: i[0].sum()),
     Row("max, two-stage", "03_max", "max_two_stage", lambda i, out: i[0].amax()),
@@ -84,12 +96,27 @@ ROWS = [
     Row("L1 norm", "04_l2_norm", "l1_norm_fast", lambda i, out: torch.linalg.vector_norm(i[0], 1)),
     Row("count non-zeros", "04_l2_norm", "count_nonzero_fast", lambda i, out: torch.count_nonzero(i[0])),
     Row("logsumexp", "06_numerics", "logsumexp_online", lambda i, out: torch.logsumexp(i[0], 0)),
-    Row("mean and variance", "06_numerics", "mean_var", lambda i, out: torch.stack(
-        torch.var_mean(i[0], correction=0)[::-1]), make=lambda n, d: vector(n, d, out_size=2)),
-    Row("row sum, 4096 columns", "05_row_sum", "row_sum_best", lambda i, out: i[0].sum(dim=1),
-        make=rows_of(4096)),
-    Row("row sum, 256 columns", "05_row_sum", "row_sum_best", lambda i, out: i[0].sum(dim=1),
-        make=rows_of(256)),
+    Row(
+        "mean and variance",
+        "06_numerics",
+        "mean_var",
+        lambda i, out: torch.stack(torch.var_mean(i[0], correction=0)[::-1]),
+        make=lambda n, d: vector(n, d, out_size=2),
+    ),
+    Row(
+        "row sum, 4096 columns",
+        "05_row_sum",
+        "row_sum_best",
+        lambda i, out: i[0].sum(dim=1),
+        make=rows_of(4096),
+    ),
+    Row(
+        "row sum, 256 columns",
+        "05_row_sum",
+        "row_sum_best",
+        lambda i, out: i[0].sum(dim=1),
+        make=rows_of(256),
+    ),
 ]
 
 
@@ -117,7 +144,7 @@ def agrees(row: Row, function: Callable, n: int, device: str) -> str | None:
 def sizes(quick: bool, free_bytes: int) -> list[int]:
     """Powers of two, launch-bound to bandwidth-bound, capped so 3 vectors fit in a third of free memory."""
     exponents = range(12, 29, 4) if quick else range(12, 29, 2)
-    return [2 ** k for k in exponents if 3 * 4 * 2 ** k <= free_bytes // 3]
+    return [2**k for k in exponents if 3 * 4 * 2**k <= free_bytes // 3]
 
 
 def time_both(row: Row, function: Callable, n: int, device: str) -> tuple[float, float]:
@@ -126,8 +153,10 @@ def time_both(row: Row, function: Callable, n: int, device: str) -> tuple[float,
 
     inputs, out = row.prepare(n, device)
     moved = bytes_moved(inputs, out)
-    return (gbps_back_to_back(lambda: function(*inputs, out), moved),
-            gbps_back_to_back(lambda: row.torch_fn(inputs, out), moved))
+    return (
+        gbps_back_to_back(lambda: function(*inputs, out), moved),
+        gbps_back_to_back(lambda: row.torch_fn(inputs, out), moved),
+    )
 
 
 def measure(rows, functions, ns, device):
@@ -161,8 +190,17 @@ def table(rows, ns, results, copy):
                 short.append("below torch")
             if n >= BANDWIDTH_BOUND_ELEMENTS and share < COPY_GOAL:
                 short.append(f"below {COPY_GOAL:.0%} of copy")
-            lines.append([row.name, power(n), course, f"{share:.0%}", reference,
-                          f"{ratio:.2f}x", ", ".join(short) or "ok"])
+            lines.append(
+                [
+                    row.name,
+                    power(n),
+                    course,
+                    f"{share:.0%}",
+                    reference,
+                    f"{ratio:.2f}x",
+                    ", ".join(short) or "ok",
+                ]
+            )
     return lines
 
 
@@ -171,8 +209,10 @@ HEADERS = ["reduction", "elements", "course GB/s", "% of copy", "torch GB/s", "v
 
 def markdown(headers, lines) -> str:
     cells = [[f"{v:,.0f}" if isinstance(v, float) else str(v) for v in line] for line in lines]
-    return "\n".join(["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-                     + ["| " + " | ".join(c) + " |" for c in cells])
+    return "\n".join(
+        ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        + ["| " + " | ".join(c) + " |" for c in cells]
+    )
 
 
 def plot(rows, ns, results, copy, title):
@@ -187,8 +227,13 @@ def plot(rows, ns, results, copy, title):
     colours = plt.get_cmap("tab20").colors
     for i, row in enumerate(rows):
         left.plot(ns, [results[row.name, n][0] for n in ns], marker="o", color=colours[i], label=row.name)
-        right.plot(ns, [results[row.name, n][0] / results[row.name, n][1] for n in ns], marker="o",
-                   color=colours[i], label=row.name)
+        right.plot(
+            ns,
+            [results[row.name, n][0] / results[row.name, n][1] for n in ns],
+            marker="o",
+            color=colours[i],
+            label=row.name,
+        )
     left.plot(ns, [copy[n] for n in ns], linestyle="--", color="black", label="device copy (torch)")
     right.axhline(1.0, linestyle="--", color="black", label="torch")
     right.set_yscale("log", base=2)
@@ -220,24 +265,42 @@ def report(rows, ns, results, copy, title, out: Path) -> None:
     (out / "results.md").write_text(
         f"{title}\n\nAt {largest} elements (device copy {copy[ns[-1]]:,.0f} GB/s):\n\n"
         f"{markdown(HEADERS, summary)}\n\nAll sizes:\n\n{markdown(HEADERS, lines)}\n"
-        "\nDevice copy GB/s by size: " + ", ".join(f"{power(n)}: {copy[n]:,.0f}" for n in ns)
-        + "\n")
+        "\nDevice copy GB/s by size: " + ", ".join(f"{power(n)}: {copy[n]:,.0f}" for n in ns) + "\n"
+    )
     with open(out / "results.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(CSV_COLUMNS)
         for row in rows:
             for n in ns:
-                writer.writerow([row.name, row.notebook, row.function, n, f"{results[row.name, n][0]:.4g}",
-                                 f"{results[row.name, n][1]:.4g}", f"{copy[n]:.4g}", title])
+                writer.writerow(
+                    [
+                        row.name,
+                        row.notebook,
+                        row.function,
+                        n,
+                        f"{results[row.name, n][0]:.4g}",
+                        f"{results[row.name, n][1]:.4g}",
+                        f"{copy[n]:.4g}",
+                        title,
+                    ]
+                )
     plot(rows, ns, results, copy, title).savefig(out / "results.png", dpi=120)
     print(f"\nwrote {out / 'results.md'}, results.csv and results.png")
 
 
-CSV_COLUMNS = ["reduction", "notebook", "function", "elements", "course_gbps", "torch_gbps", "copy_gbps",
-               "measured_on"]
+CSV_COLUMNS = [
+    "reduction",
+    "notebook",
+    "function",
+    "elements",
+    "course_gbps",
+    "torch_gbps",
+    "copy_gbps",
+    "measured_on",
+]
 
 
-def read_csv(path: Path):
+def read_csv(path: Path) -> tuple[list[Row], list[int], dict, dict[int, float], str]:
     """(rows, sizes, results, copy, title) from a results.csv that `report` wrote."""
     with open(path, newline="") as f:
         records = list(csv.DictReader(f))
@@ -247,8 +310,10 @@ def read_csv(path: Path):
         raise SystemExit(f"{path}: rows this version of the benchmark does not know: {sorted(unknown)}")
     rows = [by_name[name] for name in dict.fromkeys(r["reduction"] for r in records)]
     ns = sorted({int(r["elements"]) for r in records})
-    results = {(r["reduction"], int(r["elements"])): (float(r["course_gbps"]), float(r["torch_gbps"]))
-               for r in records}
+    results = {
+        (r["reduction"], int(r["elements"])): (float(r["course_gbps"]), float(r["torch_gbps"]))
+        for r in records
+    }
     copy = {int(r["elements"]): float(r["copy_gbps"]) for r in records}
     return rows, ns, results, copy, records[0]["measured_on"]
 
@@ -256,18 +321,28 @@ def read_csv(path: Path):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="five sizes instead of nine")
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results",
-                        help="folder for results.md, results.csv and results.png (default: %(default)s)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path(__file__).resolve().parent / "results",
+        help="folder for results.md, results.csv and results.png (default: %(default)s)",
+    )
     parser.add_argument("--only", nargs="*", help="benchmark only rows whose name contains one of these")
-    parser.add_argument("--from-csv", type=Path, metavar="CSV",
-                        help="no timing: rebuild the table and plot from an earlier run's results.csv")
+    parser.add_argument(
+        "--from-csv",
+        type=Path,
+        metavar="CSV",
+        help="no timing: rebuild the table and plot from an earlier run's results.csv",
+    )
     args = parser.parse_args(argv)
     if args.from_csv:
         report(*read_csv(args.from_csv), args.out)
         return 0
     if not torch.cuda.is_available():
-        print("No CUDA GPU here: the benchmark measures GPU memory bandwidth, so there is nothing to run "
-              "(on a CPU the Triton interpreter times Python, not kernels).")
+        print(
+            "No CUDA GPU here: the benchmark measures GPU memory bandwidth, so there is nothing to run "
+            "(on a CPU the Triton interpreter times Python, not kernels)."
+        )
         return 0
 
     from utils.bench import versions
@@ -275,7 +350,7 @@ def main(argv=None) -> int:
     device = "cuda"
     rows = [r for r in ROWS if not args.only or any(word in r.name for word in args.only)]
     functions = course_functions(rows)
-    n_check = 3 * 2 ** 16 + 7  # not a multiple of any block: the masked tail is exercised
+    n_check = 3 * 2**16 + 7  # not a multiple of any block: the masked tail is exercised
     wrong = {row.name: why for row in rows if (why := agrees(row, functions[row.name], n_check, device))}
     for name, why in wrong.items():
         print(f"{name}: the course function disagrees with torch, so it is not timed: {why}")
@@ -283,8 +358,10 @@ def main(argv=None) -> int:
     ns = sizes(args.quick, torch.cuda.mem_get_info()[0])
     results, copy = measure(rows, functions, ns, device)
     properties = torch.cuda.get_device_properties(0)
-    title = (f"{versions()}, driver {_driver_version()}, {properties.multi_processor_count} SMs, "
-             f"{date.today().isoformat()}")
+    title = (
+        f"{versions()}, driver {_driver_version()}, {properties.multi_processor_count} SMs, "
+        f"{date.today().isoformat()}"
+    )
     report(rows, ns, results, copy, title, args.out)
     return 0
 
@@ -294,8 +371,12 @@ def _driver_version() -> str:
     import subprocess
 
     try:
-        done = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         return done.stdout.strip().splitlines()[0] if done.returncode == 0 else "unknown"
     except (OSError, subprocess.TimeoutExpired, IndexError):
         return "unknown"

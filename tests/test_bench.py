@@ -32,8 +32,9 @@ def test_plot_has_one_line_per_series_and_the_ceiling():
 
 
 def test_roofline_has_a_line_per_ceiling_and_a_point_per_kernel():
-    fig = plot_roofline({"sum": (0.25, 4000.0), "L2 norm": (0.5, 3900.0)}, {"copy": 4200.0, "spec": 4800.0},
-                        67_000.0, "title")
+    fig = plot_roofline(
+        {"sum": (0.25, 4000.0), "L2 norm": (0.5, 3900.0)}, {"copy": 4200.0, "spec": 4800.0}, 67_000.0, "title"
+    )
     (ax,) = fig.axes
     ceilings, points = ax.lines[:2], ax.lines[2:]
     assert [max(line.get_ydata()) for line in ceilings] == [4200.0, 4800.0]  # flat under the ridge

@@ -25,8 +25,9 @@ def functions():
 
 def test_without_a_gpu_it_says_so_in_one_line_and_exits_cleanly():
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
-    done = subprocess.run([sys.executable, "benchmarks/run.py"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "benchmarks/run.py"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == 1 and "No CUDA GPU" in done.stdout
     assert "Traceback" not in done.stderr
@@ -57,7 +58,7 @@ def test_bytes_moved_counts_every_input_and_the_output():
 
 def test_the_table_marks_each_shortfall():
     row = bench.ROWS[2]
-    small, large = 2 ** 12, bench.BANDWIDTH_BOUND_ELEMENTS
+    small, large = 2**12, bench.BANDWIDTH_BOUND_ELEMENTS
     copy = {small: 10.0, large: 100.0}
     cases = {  # (course GB/s, torch GB/s) -> what the goal column must say
         (9.0, 10.0): {small: "below torch", large: "below torch, below 95% of copy"},
@@ -72,14 +73,14 @@ def test_the_table_marks_each_shortfall():
 
 
 def test_sizes_go_from_launch_bound_to_bandwidth_bound_within_memory():
-    assert bench.sizes(False, 10 ** 12) == [2 ** k for k in range(12, 29, 2)]
-    assert bench.sizes(True, 10 ** 12) == [2 ** k for k in range(12, 29, 4)]
-    assert max(bench.sizes(False, 2 ** 30)) * 12 <= 2 ** 30 // 3
+    assert bench.sizes(False, 10**12) == [2**k for k in range(12, 29, 2)]
+    assert bench.sizes(True, 10**12) == [2**k for k in range(12, 29, 4)]
+    assert max(bench.sizes(False, 2**30)) * 12 <= 2**30 // 3
 
 
 def test_plot_has_a_line_per_row_and_the_references():
     rows = bench.ROWS[:3]
-    ns = [2 ** 12, 2 ** 14]
+    ns = [2**12, 2**14]
     results = {(row.name, n): (1.0 + i, 2.0) for i, row in enumerate(rows) for n in ns}
     fig = bench.plot(rows, ns, results, {n: 5.0 for n in ns}, "title")
     gbps_axes, ratio_axes = fig.axes
@@ -95,9 +96,13 @@ def test_markdown_table_has_a_header_and_a_line_per_row():
 
 def test_an_earlier_run_is_rebuilt_from_its_csv(tmp_path, capsys):
     first = tmp_path / "first"
-    rows, ns = bench.ROWS[2:4], [2 ** 12, bench.BANDWIDTH_BOUND_ELEMENTS]
-    results = {(rows[0].name, ns[0]): (1.0, 2.0), (rows[0].name, ns[1]): (4000.0, 3900.0),
-               (rows[1].name, ns[0]): (3.0, 2.0), (rows[1].name, ns[1]): (3000.0, 3900.0)}
+    rows, ns = bench.ROWS[2:4], [2**12, bench.BANDWIDTH_BOUND_ELEMENTS]
+    results = {
+        (rows[0].name, ns[0]): (1.0, 2.0),
+        (rows[0].name, ns[1]): (4000.0, 3900.0),
+        (rows[1].name, ns[0]): (3.0, 2.0),
+        (rows[1].name, ns[1]): (3000.0, 3900.0),
+    }
     bench.report(rows, ns, results, {ns[0]: 4.0, ns[1]: 4100.0}, "GPU X, 2026-12-01", first)
     assert bench.main(["--from-csv", str(first / "results.csv"), "--out", str(tmp_path / "again")]) == 0
     assert (tmp_path / "again" / "results.png").stat().st_size > 0

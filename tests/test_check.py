@@ -30,11 +30,14 @@ def _params(kind: str) -> list:
     for exercise_id in filter(_has_submissions, EXERCISES):  # a missing module fails its own test below
         module = _submissions(exercise_id)
         if kind == "correct":
-            params += [pytest.param(exercise_id, fn, id=f"{exercise_id}-{fn.__name__}")
-                       for fn in module.CORRECT]
+            params += [
+                pytest.param(exercise_id, fn, id=f"{exercise_id}-{fn.__name__}") for fn in module.CORRECT
+            ]
         else:
-            params += [pytest.param(exercise_id, fn, code, id=f"{exercise_id}-{fn.__name__}")
-                       for fn, code in module.WRONG]
+            params += [
+                pytest.param(exercise_id, fn, code, id=f"{exercise_id}-{fn.__name__}")
+                for fn, code in module.WRONG
+            ]
     return params
 
 
@@ -72,7 +75,8 @@ def test_every_exercise_has_submissions(exercise_id):
     assert len(module.WRONG) >= 3
     known = set(EXERCISES[exercise_id].mistakes) | {"exception"}  # exceptions are reported apart
     assert {code for _, code in module.WRONG} <= known, (
-        "a wrong submission expects a diagnosis the exercise does not know")
+        "a wrong submission expects a diagnosis the exercise does not know"
+    )
 
 
 def test_not_attempted_prints_and_does_not_raise(capsys):

@@ -41,6 +41,7 @@ def _badges() -> list[tuple[str, str]]:
 
 # --- Badges and the clone: same repository, same branch -------------------------------------------------
 
+
 def test_one_badge_per_learner_notebook_on_the_branch_the_setup_cell_clones():
     assert LEARNER, "no notebooks in notebooks/"
     assert COURSE_REPO.startswith("https://github.com/"), "Colab's /github/ badges open GitHub repositories"
@@ -64,19 +65,33 @@ def test_each_badge_sits_in_the_row_of_its_notebook():
 def _clone_command() -> list:
     """The `git clone` argument list of SETUP_CELL, names (REPO, COLAB_COPY) resolved to their values."""
     tree = ast.parse(SETUP_CELL)
-    names = {node.targets[0].id: node.value.value for node in ast.walk(tree)
-             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
-             and isinstance(node.value, ast.Constant)}
-    commands = [node for node in ast.walk(tree) if isinstance(node, ast.List)
-                and [getattr(e, "value", None) for e in node.elts[:2]] == ["git", "clone"]]
+    names = {
+        node.targets[0].id: node.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+    }
+    commands = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.List)
+        and [getattr(e, "value", None) for e in node.elts[:2]] == ["git", "clone"]
+    ]
     assert len(commands) == 1, "the set-up cell should hold exactly one `git clone`"
     return [e.value if isinstance(e, ast.Constant) else names[e.id] for e in commands[0].elts]
 
 
 def test_the_setup_cell_clones_a_fixed_branch_shallowly():
     assert COURSE_BRANCH and COURSE_BRANCH != "HEAD" and not COURSE_BRANCH.startswith("-")
-    assert _clone_command() == ["git", "clone", "--depth=1", f"--branch={COURSE_BRANCH}", COURSE_REPO,
-                                "/content/course"]
+    assert _clone_command() == [
+        "git",
+        "clone",
+        "--depth=1",
+        f"--branch={COURSE_BRANCH}",
+        COURSE_REPO,
+        "/content/course",
+    ]
 
 
 # --- Nothing installs anything ----------------------------------------------------------------------------
@@ -87,8 +102,13 @@ PIP = re.compile(r"\bpip3?\b")
 
 def _install_lines(path: Path, cell_types: tuple[str, ...]) -> list[str]:
     nb = nbformat.read(path, as_version=4)
-    return [line.strip() for cell in nb.cells if cell.cell_type in cell_types
-            for line in cell.source.splitlines() if INSTALL.search(line)]
+    return [
+        line.strip()
+        for cell in nb.cells
+        if cell.cell_type in cell_types
+        for line in cell.source.splitlines()
+        if INSTALL.search(line)
+    ]
 
 
 @pytest.mark.parametrize("path", LEARNER + SOLUTIONS, ids=_id)
@@ -97,7 +117,8 @@ def test_no_notebook_installs_anything(path):
     # any cell, not even as an instruction in the text.
     everywhere = _install_lines(path, ("code", "markdown", "raw"))
     assert not [line for line in everywhere if re.search(r"torch|triton", line, re.IGNORECASE)], (
-        f"{_id(path)} installs torch or triton: {everywhere}")
+        f"{_id(path)} installs torch or triton: {everywhere}"
+    )
     # Nor anything else, so far: everything the notebooks import comes with Colab (and with
     # requirements.txt elsewhere). Relax this line, not the one above, if that ever changes.
     assert not _install_lines(path, ("code",)), f"{_id(path)} installs packages from a code cell"
@@ -127,8 +148,13 @@ print(json.dumps({"DEVICE": namespace["DEVICE"], "ROOT": namespace["ROOT"], "uti
 
 
 def _git(*args: str, cwd: Path) -> None:
-    subprocess.run(["git", "-c", "user.name=course tests", "-c", "user.email=tests@localhost", *args],
-                   cwd=cwd, check=True, capture_output=True, env=_git_env())
+    subprocess.run(
+        ["git", "-c", "user.name=course tests", "-c", "user.email=tests@localhost", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        env=_git_env(),
+    )
 
 
 def _git_env() -> dict:
@@ -186,17 +212,31 @@ def colab(tmp_path_factory):
     copy = content / "course"
     (base / "cell.py").write_text(cell.replace(COLAB_COPY, f"COLAB_COPY = {str(copy)!r}"))
     # The import cell (the second code cell) of every notebook: what the clone must provide.
-    (base / "later.py").write_text("\n".join(
-        [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"][1].source
-        for path in LEARNER))
+    (base / "later.py").write_text(
+        "\n".join(
+            [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"][1].source
+            for path in LEARNER
+        )
+    )
 
     def run(runs: int, github: str) -> subprocess.CompletedProcess:
         """The cell `runs` times in one fresh Python; clones of COURSE_REPO go to `github` instead."""
         env = {k: v for k, v in _git_env().items() if k not in ("TRITON_INTERPRET", "PYTHONPATH")}
-        env |= {"PYTHONPATH": str(base / "stub"), "GIT_ALLOW_PROTOCOL": "file", "GIT_CONFIG_COUNT": "1",
-                "GIT_CONFIG_KEY_0": f"url.{github}.insteadOf", "GIT_CONFIG_VALUE_0": COURSE_REPO}
-        return subprocess.run([sys.executable, "-c", DRIVER, str(base / "cell.py"), str(base / "later.py"),
-                               str(runs)], cwd=content, env=env, capture_output=True, text=True, timeout=300)
+        env |= {
+            "PYTHONPATH": str(base / "stub"),
+            "GIT_ALLOW_PROTOCOL": "file",
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": f"url.{github}.insteadOf",
+            "GIT_CONFIG_VALUE_0": COURSE_REPO,
+        }
+        return subprocess.run(
+            [sys.executable, "-c", DRIVER, str(base / "cell.py"), str(base / "later.py"), str(runs)],
+            cwd=content,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     first = run(2, remote.as_uri())
     # A restarted runtime, or the next notebook opened in it: the copy is there, GitHub is not.

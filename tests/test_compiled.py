@@ -48,8 +48,9 @@ def copy_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
 def test_divisible_arguments_allow_vector_loads():
     signature = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK_SIZE": "constexpr"}
     plain = compile_for(copy_kernel, signature, {"BLOCK_SIZE": 1024}, arch=75)
-    aligned = compile_for(copy_kernel, signature, {"BLOCK_SIZE": 1024}, arch=75,
-                          divisible=("x_ptr", "out_ptr", "n"))
+    aligned = compile_for(
+        copy_kernel, signature, {"BLOCK_SIZE": 1024}, arch=75, divisible=("x_ptr", "out_ptr", "n")
+    )
     assert "tt.divisibility = 16" in aligned["ttir"] and "tt.divisibility" not in plain["ttir"]
     assert count(aligned["ptx"], r"ld\.global\.v4") >= 1
     assert count(plain["ptx"], r"ld\.global\.v4") == 0

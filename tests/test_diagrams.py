@@ -57,8 +57,9 @@ def test_lane_diagram_last_program_of_three():
 
 
 def test_lane_diagram_transform_row_applies_to_masked_lanes_too():
-    fig = lane_diagram(torch.tensor([2.0, -3.0, 1.0]), block_size=4, other=1.0,
-                       transform=("x * x", lambda v: v * v))
+    fig = lane_diagram(
+        torch.tensor([2.0, -3.0, 1.0]), block_size=4, other=1.0, transform=("x * x", lambda v: v * v)
+    )
     assert texts(fig, "transformed") == ["4", "9", "1", "1"]  # the masked lane: other squared, added in
     assert "x * x" in texts(fig)
     hatched = [p for p in fig.axes[0].patches if p.get_hatch()]
@@ -72,8 +73,12 @@ def test_combine_diagram_shows_how_partials_were_made():
 
 def test_combine_diagram_into_a_scratch_draws_the_finish():
     # Notebook 04: the atomics add into the scratch, and the sqrt on the host writes out[0].
-    fig = combine_diagram([9.0, 16.0], partial_code="tl.sum(x * x, axis=0)", target="scratch",
-                          finish=("torch.sqrt(scratch), on the host", math.sqrt))
+    fig = combine_diagram(
+        [9.0, 16.0],
+        partial_code="tl.sum(x * x, axis=0)",
+        target="scratch",
+        finish=("torch.sqrt(scratch), on the host", math.sqrt),
+    )
     drawn = texts(fig)
     assert "tl.atomic_add(scratch_ptr, partial)" in drawn and "scratch[0]" in drawn
     assert not [t for t in drawn if "out_ptr" in t]
@@ -168,16 +173,19 @@ def test_row_tile_diagram_masks_rows_and_columns_and_reduces_along_axis_1():
     assert "axis=1" in fig.axes[0].get_title()
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: lane_diagram(torch.ones(10), block_size=6), "tl.arange needs a power-of-two length"),
-    (lambda: tile_diagram(10, 0), "positive power of two"),
-    (lambda: lane_diagram(torch.ones(10), block_size=4, pid=3), r"pid must be in range \[0, 3\)"),
-    (lambda: lane_diagram(torch.ones(10), block_size=4, pid=-1), r"\[0, 3\)"),
-    (lambda: lane_diagram(torch.ones(2, 5), block_size=4), "1-D"),
-    (lambda: loop_diagram(torch.ones(10), 32), "at most 16"),
-    (lambda: row_tile_diagram(torch.ones(6, 6), 4, 8, pid=2), r"pid must be in range \[0, 2\)"),
-    (lambda: row_tile_diagram(torch.ones(6), 4, 8), "2-D"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: lane_diagram(torch.ones(10), block_size=6), "tl.arange needs a power-of-two length"),
+        (lambda: tile_diagram(10, 0), "positive power of two"),
+        (lambda: lane_diagram(torch.ones(10), block_size=4, pid=3), r"pid must be in range \[0, 3\)"),
+        (lambda: lane_diagram(torch.ones(10), block_size=4, pid=-1), r"\[0, 3\)"),
+        (lambda: lane_diagram(torch.ones(2, 5), block_size=4), "1-D"),
+        (lambda: loop_diagram(torch.ones(10), 32), "at most 16"),
+        (lambda: row_tile_diagram(torch.ones(6, 6), 4, 8, pid=2), r"pid must be in range \[0, 2\)"),
+        (lambda: row_tile_diagram(torch.ones(6), 4, 8), "2-D"),
+    ],
+)
 def test_bad_arguments_say_what_is_wrong(call, message):
     with pytest.raises(ValueError, match=message):
         call()
@@ -237,11 +245,14 @@ def test_reduction_tree_with_real_warps_needs_a_tile_as_large_as_the_threads():
     assert any("warps of 16 threads" in t for t in texts(fig, "note"))
 
 
-@pytest.mark.parametrize("num_warps, threads_per_warp, scopes", [
-    (1, 16, ["within a warp"]),
-    (16, 1, ["across warps"]),
-    (1, 4, ["within a thread", "within a warp"]),
-])
+@pytest.mark.parametrize(
+    "num_warps, threads_per_warp, scopes",
+    [
+        (1, 16, ["within a warp"]),
+        (16, 1, ["across warps"]),
+        (1, 4, ["within a thread", "within a warp"]),
+    ],
+)
 def test_reduction_tree_scopes_follow_lanes_per_thread_and_warp(num_warps, threads_per_warp, scopes):
     fig = reduction_tree_diagram(torch.ones(16), num_warps=num_warps, threads_per_warp=threads_per_warp)
     assert texts(fig, "scope") == scopes
@@ -256,8 +267,10 @@ def test_combine_diagram_four_programs():
     assert texts(fig, "total") == ["136"]
     assert len([p for p in fig.axes[0].patches if p.get_gid() == "edge"]) == 4  # one atomic add each
     assert [to_hex(p.get_facecolor()) for p in boxes(fig)[:4]] == [program_color(pid) for pid in range(4)]
-    assert any(t.startswith("4 atomic adds to one address") and "order the hardware chooses" in t
-               for t in texts(fig, "note"))
+    assert any(
+        t.startswith("4 atomic adds to one address") and "order the hardware chooses" in t
+        for t in texts(fig, "note")
+    )
     assert not texts(fig, "ellipsis")
 
 
@@ -270,18 +283,29 @@ def test_combine_diagram_many_programs_is_compressed():
     assert any("8 of 1000 shown" in t for t in texts(fig, "note"))
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: reduction_tree_diagram([1.0, 2.0, 3.0]), "power-of-two tile"),
-    (lambda: reduction_tree_diagram([1.0]), "power-of-two"),
-    (lambda: reduction_tree_diagram(torch.ones(32)), "at most 16 lanes"),
-    (lambda: reduction_tree_diagram(torch.ones(2, 4)), "1-D"),
-    (lambda: reduction_tree_diagram(torch.ones(8), num_warps=3, threads_per_warp=1), "must be powers of two"),
-    (lambda: reduction_tree_diagram(torch.ones(8), num_warps=2, threads_per_warp=3), "must be powers of two"),
-    (lambda: reduction_tree_diagram(torch.ones(8), num_warps=16, threads_per_warp=1),
-     "16 threads, more than the 8 lanes drawn"),
-    (lambda: combine_diagram([]), "non-empty 1-D"),
-    (lambda: combine_diagram(torch.ones(4), max_programs=1), "at least 2"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: reduction_tree_diagram([1.0, 2.0, 3.0]), "power-of-two tile"),
+        (lambda: reduction_tree_diagram([1.0]), "power-of-two"),
+        (lambda: reduction_tree_diagram(torch.ones(32)), "at most 16 lanes"),
+        (lambda: reduction_tree_diagram(torch.ones(2, 4)), "1-D"),
+        (
+            lambda: reduction_tree_diagram(torch.ones(8), num_warps=3, threads_per_warp=1),
+            "must be powers of two",
+        ),
+        (
+            lambda: reduction_tree_diagram(torch.ones(8), num_warps=2, threads_per_warp=3),
+            "must be powers of two",
+        ),
+        (
+            lambda: reduction_tree_diagram(torch.ones(8), num_warps=16, threads_per_warp=1),
+            "16 threads, more than the 8 lanes drawn",
+        ),
+        (lambda: combine_diagram([]), "non-empty 1-D"),
+        (lambda: combine_diagram(torch.ones(4), max_programs=1), "at least 2"),
+    ],
+)
 def test_bad_reduction_arguments_say_what_is_wrong(call, message):
     with pytest.raises(ValueError, match=message):
         call()

@@ -22,7 +22,8 @@ def test_every_predicted_code_has_a_message(exercise_id):
         predicted = set(exercise.predictions(case))
         assert predicted <= set(exercise.mistakes), (
             f"{exercise_id}, case {case.name!r}: predictions name {predicted - set(exercise.mistakes)}, "
-            "which have no message")
+            "which have no message"
+        )
     assert set(exercise.trait_mistakes.values()) <= set(exercise.mistakes)
     assert {"not_written", "out_of_bounds_read", "wrong_values"} <= set(exercise.mistakes), "engine codes"
 
@@ -34,8 +35,16 @@ def test_messages_have_their_words_filled_in():
 
 
 def _exercise(**changes):
-    fields = dict(id="probe", signature="probe(x, out)", description="", hint="", cases=lambda large: [],
-                  reference=lambda x: x, compare="sum", mistakes=mistakes({}, **SUM_WORDS))
+    fields = dict(
+        id="probe",
+        signature="probe(x, out)",
+        description="",
+        hint="",
+        cases=lambda large: [],
+        reference=lambda x: x,
+        compare="sum",
+        mistakes=mistakes({}, **SUM_WORDS),
+    )
     return Exercise(**{**fields, **changes})
 
 
@@ -75,8 +84,11 @@ def _workshop_rows():
         ids = [i for i in re.findall(r"`(\w+)`", line.split("|")[1]) if i in EXERCISES]
         if ids:  # a diagnosis is named as "(`code`)" after its description, or alone between semicolons
             items = "|".join(line.split("|")[2:]).split(";")
-            named = [code for item in items for code in re.findall(r"\(`(\w+)`[,)]", item)
-                     + re.findall(r"^\s*`(\w+)`\s*\|?\s*$", item)]
+            named = [
+                code
+                for item in items
+                for code in re.findall(r"\(`(\w+)`[,)]", item) + re.findall(r"^\s*`(\w+)`\s*\|?\s*$", item)
+            ]
             yield ids, named
 
 

@@ -42,8 +42,11 @@ def _notebook(tmp_path: Path, *sources: str) -> str:
 
 def test_a_name_no_exported_cell_defines_is_named(tmp_path, monkeypatch):
     monkeypatch.setattr(kernels, "solution", lambda name: tmp_path / "solutions" / f"{name}.ipynb")
-    name = _notebook(tmp_path, "def best(x, out):\n    return fast(x, out) if split_works else None\n\n"
-                               "def fast(x, out):\n    return x\n")
+    name = _notebook(
+        tmp_path,
+        "def best(x, out):\n    return fast(x, out) if split_works else None\n\n"
+        "def fast(x, out):\n    return x\n",
+    )
     with pytest.raises(ExportError, match=r"split_works \(read by best\)"):
         load(name)
 

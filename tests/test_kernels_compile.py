@@ -20,8 +20,14 @@ KERNELS = [f for f in jit_functions() if f.is_kernel]
 @pytest.fixture(scope="module")
 def compiled():
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run([sys.executable, "-m", "utils.kernels", "--compile"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-m", "utils.kernels", "--compile"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     return {(r["notebook"], r["kernel"], r["arch"]): r["error"] for r in results}
@@ -29,8 +35,14 @@ def compiled():
 
 def test_the_notebooks_have_kernels():
     assert len(KERNELS) >= 20
-    assert {f.notebook for f in KERNELS} >= {"01_vector_add", "02_sum_atomics", "03_max", "04_l2_norm",
-                                             "05_row_sum", "06_numerics"}
+    assert {f.notebook for f in KERNELS} >= {
+        "01_vector_add",
+        "02_sum_atomics",
+        "03_max",
+        "04_l2_norm",
+        "05_row_sum",
+        "06_numerics",
+    }
 
 
 @pytest.mark.parametrize("arch", ARCHES)

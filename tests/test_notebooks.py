@@ -11,9 +11,18 @@ from utils.setup import SETUP_CELL
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + sorted(
-    (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
-SECTIONS = ["Mental model", "The kernel", "The host wrapper", "Diagrams", "Check", "Exercises", "Bandwidth",
-            "Takeaways"]
+    (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")
+)
+SECTIONS = [
+    "Mental model",
+    "The kernel",
+    "The host wrapper",
+    "Diagrams",
+    "Check",
+    "Exercises",
+    "Bandwidth",
+    "Takeaways",
+]
 
 
 def _id(path: Path) -> str:
@@ -37,8 +46,13 @@ def test_first_code_cell_is_the_setup_cell(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
 def test_sections_follow_the_template(path):
     nb = nbformat.read(path, as_version=4)
-    headings = [line for cell in nb.cells if cell.cell_type == "markdown"
-                for line in cell.source.splitlines() if line.startswith("## ")]
+    headings = [
+        line
+        for cell in nb.cells
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if line.startswith("## ")
+    ]
     positions = [next((i for i, h in enumerate(headings) if section in h), None) for section in SECTIONS]
     missing = [s for s, p in zip(SECTIONS, positions) if p is None]
     assert not missing, f"{_id(path)} lacks the sections {missing}"

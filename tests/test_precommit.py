@@ -23,8 +23,10 @@ from nbformat import v4
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "01_vector_add.ipynb"
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None,
-                                reason="pre-commit is not installed (pip install pre-commit)")
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("pre_commit") is None,
+    reason="pre-commit is not installed (pip install pre-commit)",
+)
 
 
 def _environment() -> dict[str, str]:
@@ -49,8 +51,13 @@ def scratch(tmp_path: Path) -> Path:
 
 def _run_hook(repo: Path, hook: str, *files: str) -> subprocess.CompletedProcess:
     subprocess.run(["git", "add", "-A"], cwd=repo, env=_environment(), check=True)
-    return subprocess.run([sys.executable, "-m", "pre_commit", "run", hook, "--files", *files], cwd=repo,
-                          env=_environment(), capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", hook, "--files", *files],
+        cwd=repo,
+        env=_environment(),
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_nbstripout_strips_outputs_and_leaves_committed_notebooks_alone(scratch):
@@ -59,8 +66,12 @@ def test_nbstripout_strips_outputs_and_leaves_committed_notebooks_alone(scratch)
     code = [cell for cell in nb.cells if cell.cell_type == "code"]
     # What running and saving the notebook in Jupyter leaves behind: counts, outputs, timing metadata,
     # and a fuller language_info than the committed {"name": "python"}.
-    nb.metadata.language_info.update(version="3.11.7", mimetype="text/x-python", file_extension=".py",
-                                     codemirror_mode={"name": "ipython", "version": 3})
+    nb.metadata.language_info.update(
+        version="3.11.7",
+        mimetype="text/x-python",
+        file_extension=".py",
+        codemirror_mode={"name": "ipython", "version": 3},
+    )
     code[0].execution_count = 1
     code[0].outputs = [v4.new_output("stream", name="stdout", text="device: CPU | mode: interpreter\n")]
     code[0].metadata["execution"] = {"iopub.status.idle": "2026-12-01T10:00:00.000Z"}

@@ -22,7 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + sorted(
-    (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+    (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")
+)
 
 _NUMBER = r"(?<![\w^.⁻])\d[\d,]*(?:\.\d+)?"
 _RANGE = rf"{_NUMBER}\s*(?:(?:–|-|to|and)\s*{_NUMBER}\s*)?"
@@ -71,7 +72,7 @@ def typed_figures(path: Path) -> list[str]:
         for match in MEASURED.finditer(text):
             if (number, match.group(0).strip()) in DERIVED:
                 continue
-            context = text[max(0, match.start() - 50): match.end() + 10].replace("\n", " ")
+            context = text[max(0, match.start() - 50) : match.end() + 10].replace("\n", " ")
             found.append(f"cell {cell.get('id')!r}: {match.group(0).strip()!r} in '...{context}...'")
     return found
 
@@ -82,30 +83,50 @@ def test_markdown_types_no_measured_figure(path):
     assert not found, (
         f"{path.parent.name}/{path.name} types {len(found)} measured figure(s) in markdown; print them from "
         "the cell that measures them, with a verdict, and say in markdown what to look for:\n  "
-        + "\n  ".join(found))
+        + "\n  ".join(found)
+    )
 
 
-@pytest.mark.parametrize("text", [
-    "the kernel took 0.54 ms", "4,227 GB/s", "102% of the copy", "1.03x torch.amax",
-    "about 1,450 times longer",
-    "179 distinct float32 results", "at most 1.4·10⁻⁶", "spilled 5,016 registers", "took 3.8 to 7.1 µs",
-    "an error of 3e-7",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the kernel took 0.54 ms",
+        "4,227 GB/s",
+        "102% of the copy",
+        "1.03x torch.amax",
+        "about 1,450 times longer",
+        "179 distinct float32 results",
+        "at most 1.4·10⁻⁶",
+        "spilled 5,016 registers",
+        "took 3.8 to 7.1 µs",
+        "an error of 3e-7",
+    ],
+)
 def test_the_detector_finds_typed_measurements(text):
     assert MEASURED.search(text), text
 
 
-@pytest.mark.parametrize("text", [
-    "N = 2^20 elements", "`BLOCK_SIZE` = 1024", "notebook 05", "32 threads per warp", "0.25 FLOP per byte",
-    "section 6", "float32 has a 24-bit significand",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "N = 2^20 elements",
+        "`BLOCK_SIZE` = 1024",
+        "notebook 05",
+        "32 threads per warp",
+        "0.25 FLOP per byte",
+        "section 6",
+        "float32 has a 24-bit significand",
+    ],
+)
 def test_the_detector_leaves_sizes_and_names_alone(text):
     assert not MEASURED.search(text), text
 
 
 def test_quoted_claims_are_exempt_and_nothing_else():
-    markdown = ("> **Claim (the seed post):** the H200 reads at 4.8 TB/s.\n> It took 5 µs.\n\n"
-                "Below, the cell measured 4.2 TB/s.")
+    markdown = (
+        "> **Claim (the seed post):** the H200 reads at 4.8 TB/s.\n> It took 5 µs.\n\n"
+        "Below, the cell measured 4.2 TB/s."
+    )
     remaining = _claim_free(markdown)
     assert "4.8 TB/s" not in remaining and "5 µs" not in remaining
     assert MEASURED.search(remaining).group(0) == "4.2 TB/s"

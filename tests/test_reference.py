@@ -28,8 +28,10 @@ def _code_cells(nb):
 
 def _reference(solution: Path):
     path = H200 / solution.name
-    assert path.is_file(), (f"reference/h200/{solution.name} is missing: run `./course.sh reference` on a "
-                            "GPU and commit what it writes")
+    assert path.is_file(), (
+        f"reference/h200/{solution.name} is missing: run `./course.sh reference` on a "
+        "GPU and commit what it writes"
+    )
     return nbformat.read(path, as_version=4)
 
 
@@ -40,9 +42,12 @@ def test_reference_code_is_the_solutions_code(solution):
     for index, (want, got) in enumerate(zip(sol, ref)):
         assert got.source == want.source, (
             f"reference/h200/{solution.name}: code cell {index} (id {want.get('id')!r}) differs from "
-            f"solutions/{solution.name}; regenerate the reference run (./course.sh reference on a GPU)")
-    assert len(ref) == len(sol), (f"reference/h200/{solution.name} has {len(ref)} code cells, the solution "
-                                  f"{len(sol)}; regenerate the reference run")
+            f"solutions/{solution.name}; regenerate the reference run (./course.sh reference on a GPU)"
+        )
+    assert len(ref) == len(sol), (
+        f"reference/h200/{solution.name} has {len(ref)} code cells, the solution "
+        f"{len(sol)}; regenerate the reference run"
+    )
 
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name)
@@ -50,8 +55,12 @@ def test_reference_ran_every_cell_without_an_error(solution):
     cells = _code_cells(_reference(solution))
     counts = [cell.get("execution_count") for cell in cells]
     assert counts == list(range(1, len(cells) + 1)), f"{solution.name}: not every cell ran once, in order"
-    errors = [(i, out.get("ename")) for i, cell in enumerate(cells) for out in cell.outputs
-              if out.output_type == "error"]
+    errors = [
+        (i, out.get("ename"))
+        for i, cell in enumerate(cells)
+        for out in cell.outputs
+        if out.output_type == "error"
+    ]
     assert not errors, f"{solution.name}: cells raised {errors}"
     images = sum("image/png" in out.get("data", {}) for cell in cells for out in cell.outputs)
     assert images, f"{solution.name}: no figure in the outputs (was MPLBACKEND=Agg set for the run?)"
@@ -73,8 +82,10 @@ def test_every_reference_notebook_has_a_solution():
     assert not extra, f"reference/h200/ holds notebooks with no solution: {extra}"
 
 
-@pytest.mark.parametrize("name, folder", [("NVIDIA H200", "h200"), ("Tesla T4", "t4"),
-                                          ("NVIDIA GeForce RTX 4090", "rtx-4090"), ("", "gpu")])
+@pytest.mark.parametrize(
+    "name, folder",
+    [("NVIDIA H200", "h200"), ("Tesla T4", "t4"), ("NVIDIA GeForce RTX 4090", "rtx-4090"), ("", "gpu")],
+)
 def test_gpu_folder_names(name, folder):
     assert reference.gpu_folder_name(name) == folder
 

@@ -109,8 +109,10 @@ def _run(client: NotebookClient, nb, label: str, code_indices: list[int], seed: 
             client.execute_cell(cell, index)
         except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
             lines = [line for line in _COLOUR.sub("", str(error)).splitlines() if line.strip()]
-            run.error = (f"{label}: code cell {number} (notebook cell {index}: {_first_line(cell.source)!r}) "
-                         "failed:\n" + "\n".join(lines[-20:]))
+            run.error = (
+                f"{label}: code cell {number} (notebook cell {index}: {_first_line(cell.source)!r}) "
+                "failed:\n" + "\n".join(lines[-20:])
+            )
             break
         finally:
             run.texts[number] = _texts(cell)
@@ -123,8 +125,9 @@ def _session(path: Path) -> Session:
     nb = nbformat.read(path, as_version=4)
     code = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
     half = len(code) // 2
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
     runs = []
     with client.setup_kernel():
         runs.append(_run(client, nb, f"code cells 0-{half - 1}, before the restart", code[:half], seed=False))
@@ -160,12 +163,14 @@ class _RerunTests:
         differences = []
         for number, source in enumerate(session.code_cells):
             if first.texts[number] != second.texts[number]:
-                diff = difflib.unified_diff(first.texts[number], second.texts[number], "first run",
-                                            "second run", lineterm="", n=1)
+                diff = difflib.unified_diff(
+                    first.texts[number], second.texts[number], "first run", "second run", lineterm="", n=1
+                )
                 differences.append(f"code cell {number} ({_first_line(source)!r}):\n" + "\n".join(diff))
-        assert not differences, (f"{session.name}: the second 'Run all' in the same kernel printed something "
-                                 "else, so state from the first run leaked into it:\n"
-                                 + "\n\n".join(differences))
+        assert not differences, (
+            f"{session.name}: the second 'Run all' in the same kernel printed something "
+            "else, so state from the first run leaked into it:\n" + "\n\n".join(differences)
+        )
 
 
 for _path in SOLUTIONS:  # TestSolutions05RowSum, ...: the slowest notebook first

@@ -83,8 +83,13 @@ def test_setup_cell_runs_from_the_notebooks_folder(monkeypatch, capsys):
 def test_a_triton_and_numpy_pair_the_interpreter_cannot_run_is_named():
     warning = interpreter_warning("3.6.0", "2.4.1")
     assert warning and "numpy<2.4" in warning and "3.6.0" in warning
-    for triton_version, numpy_version in (("3.6.0", "2.3.5"), ("3.7.0", "2.4.1"), ("3.9.0", "2.5.0"),
-                                          ("3.3.1", "1.26.4"), ("3.6.0", "2.0.2")):
+    for triton_version, numpy_version in (
+        ("3.6.0", "2.3.5"),
+        ("3.7.0", "2.4.1"),
+        ("3.9.0", "2.5.0"),
+        ("3.3.1", "1.26.4"),
+        ("3.6.0", "2.0.2"),
+    ):
         assert interpreter_warning(triton_version, numpy_version) is None, (triton_version, numpy_version)
     assert interpreter_warning("3.6.0+git1234", "2.4.0rc1")  # local and pre-release versions parse too
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import torch
 
-NO_GPU_NOTE = ("Benchmark skipped: no GPU here. In the interpreter a timing measures Python, not memory "
-               "bandwidth; run this notebook on a GPU (e.g. Colab's T4) to see real numbers.")
+NO_GPU_NOTE = (
+    "Benchmark skipped: no GPU here. In the interpreter a timing measures Python, not memory "
+    "bandwidth; run this notebook on a GPU (e.g. Colab's T4) to see real numbers."
+)
 
 
 def gbps(fn, bytes_moved: int) -> float:
@@ -110,8 +112,9 @@ def recorded_gbps(reductions: list[str], elements: int) -> tuple[dict[str, float
     return found, float(records[0]["copy_gbps"]), records[0]["measured_on"]
 
 
-def plot_roofline(points: dict[str, tuple[float, float]], ceilings: dict[str, float], peak_gflops: float,
-                  title: str):
+def plot_roofline(
+    points: dict[str, tuple[float, float]], ceilings: dict[str, float], peak_gflops: float, title: str
+):
     """The roofline as GB/s: attainable GB/s = min(bandwidth, peak FLOP/s / intensity) against arithmetic
     intensity (FLOP per byte), one line per bandwidth ceiling ({label: GB/s}), and the measured kernels
     as points ({label: (FLOP per byte, GB/s)}). Log axes; the ridge, where compute starts to limit, is
@@ -123,8 +126,13 @@ def plot_roofline(points: dict[str, tuple[float, float]], ceilings: dict[str, fl
     intensities = [2.0 ** (k / 4) for k in range(-16, 33)]  # 1/16 to 256 FLOP per byte
     for (label, bandwidth), style in zip(ceilings.items(), ("--", ":")):
         ridge = peak_gflops / bandwidth
-        ax.plot(intensities, [min(bandwidth, peak_gflops / i) for i in intensities], linestyle=style,
-                color="grey", label=f"{label} ({bandwidth:,.0f} GB/s; ridge at {ridge:.0f} FLOP/byte)")
+        ax.plot(
+            intensities,
+            [min(bandwidth, peak_gflops / i) for i in intensities],
+            linestyle=style,
+            color="grey",
+            label=f"{label} ({bandwidth:,.0f} GB/s; ridge at {ridge:.0f} FLOP/byte)",
+        )
     for label, (intensity, rate) in points.items():
         ax.plot([intensity], [rate], marker="o", linestyle="none", label=f"{label} ({rate:,.0f} GB/s)")
     ax.set_xscale("log", base=2)

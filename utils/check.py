@@ -49,8 +49,10 @@ def check(exercise_id: str, fn) -> bool:
         raise TypeError(f"check({exercise_id!r}, fn): fn must be your host function, got {type(fn).__name__}")
     exercise = EXERCISES[exercise_id]
     if hasattr(fn, "arg_names") and hasattr(fn, "run"):  # a @triton.jit kernel
-        raise TypeError(f"check({exercise_id!r}, fn) wants your host function {exercise.signature}, the "
-                        f"one that launches the kernel, not the @triton.jit kernel itself")
+        raise TypeError(
+            f"check({exercise_id!r}, fn) wants your host function {exercise.signature}, the "
+            f"one that launches the kernel, not the @triton.jit kernel itself"
+        )
     on_gpu = runs_on_gpu()
     device = "cuda" if on_gpu else "cpu"
     cases = exercise.cases(on_gpu)
@@ -61,6 +63,7 @@ def check(exercise_id: str, fn) -> bool:
         return False
     failing = [run for run in runs if not correct(exercise, run)]
     if failing:
+
         def with_other_poison(run: Run) -> Run:
             return _run(exercise, run.case, fn, device, runs.index(run), poison_seed=1)
 
@@ -82,6 +85,7 @@ def check(exercise_id: str, fn) -> bool:
 # ----------------------------------------------------------------------------------------------------
 # Running one case inside guard zones
 
+
 def _poison_like(numel: int, dtype: torch.dtype, seed: int) -> torch.Tensor:
     """Large values of random sign: any of them read by mistake visibly moves a sum, a max or a min."""
     g = torch.Generator().manual_seed(seed)
@@ -100,7 +104,7 @@ def _guarded_input(data: torch.Tensor, layout: str, device: str, seed: int) -> t
     pitch = cols + 37 if layout == "sliced" else cols  # "sliced": a row stride longer than the row
     guard = _guard_size(data.numel())
     buffer = _poison_like(2 * guard + rows * pitch, data.dtype, seed).to(device)
-    body = buffer[guard: guard + rows * pitch]
+    body = buffer[guard : guard + rows * pitch]
     if data.dim() == 1:
         body.copy_(data)
         return body
@@ -125,13 +129,15 @@ def _garbage(seed: int, case: Case) -> float:
 
 
 def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed: int = 0) -> Run:
-    inputs = tuple(_guarded_input(x, case.layout, device, 1000 * poison_seed + 10 * seed + i)
-                   for i, x in enumerate(case.inputs))
+    inputs = tuple(
+        _guarded_input(x, case.layout, device, 1000 * poison_seed + 10 * seed + i)
+        for i, x in enumerate(case.inputs)
+    )
     numel = math.prod(case.out_shape)
     guard = _guard_size(numel)
     garbage = _garbage(seed, case)
     out_buffer = torch.full((2 * guard + numel,), CANARY, dtype=torch.float32, device=device)
-    out = out_buffer[guard: guard + numel].view(case.out_shape)
+    out = out_buffer[guard : guard + numel].view(case.out_shape)
     out.fill_(garbage)
     try:
         returned = fn(*inputs, out)
@@ -141,11 +147,12 @@ def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed
         raise
     except Exception as error:
         raise ExerciseFailed(_exception_report(exercise, case, error), ["exception"]) from error
-    canaries = torch.cat([out_buffer[:guard], out_buffer[guard + numel:]])
+    canaries = torch.cat([out_buffer[:guard], out_buffer[guard + numel :]])
     expected = exercise.reference(*(x.double() for x in case.inputs))
     inputs_intact = all(_same(view.cpu(), x) for view, x in zip(inputs, case.inputs))
-    return Run(case, out.double().cpu(), expected, garbage, bool((canaries == CANARY).all()), inputs_intact,
-                returned)
+    return Run(
+        case, out.double().cpu(), expected, garbage, bool((canaries == CANARY).all()), inputs_intact, returned
+    )
 
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -158,26 +165,32 @@ def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
     if "has no len()" in str(error) or "not iterable" in str(error) and "grid" in str(error):
         text += "\nA launch grid is a tuple, even with one entry: kernel[(triton.cdiv(n, BLOCK_SIZE),)](...)."
     if "illegal memory access" in str(error) or "misaligned address" in str(error):
-        text += ("\nThe kernel touched memory far outside its tensors (a missing mask, or offsets without "
-                 "bounds). The GPU context is now unusable: restart the Jupyter kernel, fix the kernel, "
-                 "and run the notebook from the top.")
+        text += (
+            "\nThe kernel touched memory far outside its tensors (a missing mask, or offsets without "
+            "bounds). The GPU context is now unusable: restart the Jupyter kernel, fix the kernel, "
+            "and run the notebook from the top."
+        )
     return text + "\n(the full traceback is above this message)"
 
 
 # ----------------------------------------------------------------------------------------------------
 # Judging and diagnosing: utils.diagnose
 
+
 def _check_repeatable(exercise: Exercise, fn, device: str, case: Case) -> None:
     results = [_run(exercise, case, fn, device, seed=0).result for _ in range(exercise.repeats)]
     distinct = {tuple(r.flatten().tolist()) for r in results}
     if len(distinct) > 1:
-        message = (f"{exercise.id}: {len(distinct)} different results in {exercise.repeats} runs on "
-                   f"'{case.name}'.\nLikely mistake: {exercise.mistakes['not_deterministic'].message}")
+        message = (
+            f"{exercise.id}: {len(distinct)} different results in {exercise.repeats} runs on "
+            f"'{case.name}'.\nLikely mistake: {exercise.mistakes['not_deterministic'].message}"
+        )
         raise ExerciseFailed(message, ["not_deterministic"])
 
 
 # ----------------------------------------------------------------------------------------------------
 # The report
+
 
 def _fmt(value: float) -> str:
     return f"{value:.7g}"
@@ -190,20 +203,29 @@ def _describe(exercise: Exercise, run: Run) -> tuple[str, str, str]:
         return "", "", f"values right, but {where}"
     if run.result.numel() == 1:
         got, want = run.result.item(), run.expected.item()
-        note = ("never written (out's initial garbage)" if got == run.garbage else
-                "NaN" if math.isnan(got) else f"off by {_fmt(got - want)}")
+        note = (
+            "never written (out's initial garbage)"
+            if got == run.garbage
+            else "NaN"
+            if math.isnan(got)
+            else f"off by {_fmt(got - want)}"
+        )
         return _fmt(want), _fmt(got), note
     bad = ~agree(exercise, run.case, run.result.flatten(), run.expected.flatten())
     index = int(bad.nonzero()[0, 0])
     got = run.result.flatten()[index].item()
     unwritten = " (never written)" if got == run.garbage else ""
-    return (f"[{index}] {_fmt(run.expected.flatten()[index].item())}", f"[{index}] {_fmt(got)}{unwritten}",
-            f"{int(bad.sum())} of {bad.numel()} wrong")
+    return (
+        f"[{index}] {_fmt(run.expected.flatten()[index].item())}",
+        f"[{index}] {_fmt(got)}{unwritten}",
+        f"{int(bad.sum())} of {bad.numel()} wrong",
+    )
 
 
 def _failure_report(exercise: Exercise, runs: list[Run], failing: list[Run], codes: list[str]) -> str:
     rows = [("case", "expected", "got", "")] + [
-        (run.case.name, *_describe(exercise, run)) for run in failing[:MAX_TABLE_ROWS]]
+        (run.case.name, *_describe(exercise, run)) for run in failing[:MAX_TABLE_ROWS]
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     table = "\n".join(lines)
@@ -212,5 +234,4 @@ def _failure_report(exercise: Exercise, runs: list[Run], failing: list[Run], cod
     passed_line = f"\nPassed: {'; '.join(passed)}" if passed else ""
     mistakes = [exercise.mistakes[code].message for code in codes]
     advice = "Likely mistake: " + mistakes[0] + "".join(f"\n    or: {m}" for m in mistakes[1:])
-    return (f"{exercise.id}: {len(failing)} of {len(runs)} cases wrong.\n{table}{more}{passed_line}\n"
-            f"{advice}")
+    return f"{exercise.id}: {len(failing)} of {len(runs)} cases wrong.\n{table}{more}{passed_line}\n{advice}"

@@ -31,6 +31,7 @@ from utils.setup import interpreting
 
 _COURSE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+
 def _constants_read(function) -> str:
     """Source lines that re-create the module-level constants `function` reads, as the kind they are.
 
@@ -53,8 +54,15 @@ def _constants_read(function) -> str:
     return "".join(found)
 
 
-def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = None, *, arch: int = 90,
-                num_warps: int = 4, divisible: tuple[str, ...] = ()) -> dict[str, str | bytes]:
+def compile_for(
+    kernel,
+    signature: dict[str, str],
+    constexprs: dict | None = None,
+    *,
+    arch: int = 90,
+    num_warps: int = 4,
+    divisible: tuple[str, ...] = (),
+) -> dict[str, str | bytes]:
     """Compile `kernel` for sm_<arch>; returns its stages by name, in the order they were made: text for
     "ttir", "ttgir", "llir", "ptx" (and "source" where Triton keeps it), bytes for "cubin".
 
@@ -69,8 +77,12 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
         return _compile(kernel, signature, constexprs, positions, arch, num_warps)
     function = kernel.fn  # the interpreter wraps the Python function; compile its source elsewhere
     body = textwrap.dedent(inspect.getsource(function)).split("\n", 1)[1]  # drop the original decorator line
-    code = ("import triton\nimport triton.language as tl\n\n" + _constants_read(function)
-            + "\n\n@triton.jit\n" + body)
+    code = (
+        "import triton\nimport triton.language as tl\n\n"
+        + _constants_read(function)
+        + "\n\n@triton.jit\n"
+        + body
+    )
     with tempfile.TemporaryDirectory() as folder:
         path, out = os.path.join(folder, "kernel_source.py"), os.path.join(folder, "asm.json")
         with open(path, "w") as f:
@@ -78,30 +90,48 @@ def compile_for(kernel, signature: dict[str, str], constexprs: dict | None = Non
         # This very module, run as `python -m utils.compiled` without the interpreter (see _main).
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [_COURSE_ROOT, env.get("PYTHONPATH")]))
-        done = subprocess.run([sys.executable, "-m", "utils.compiled", path, function.__name__,
-                               json.dumps(signature), json.dumps(constexprs), json.dumps(positions),
-                               str(arch), str(num_warps), out],
-                              env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "utils.compiled",
+                path,
+                function.__name__,
+                json.dumps(signature),
+                json.dumps(constexprs),
+                json.dumps(positions),
+                str(arch),
+                str(num_warps),
+                out,
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:  # show the compiler's own message, not a bare CalledProcessError
             raised = re.findall(r"^([\w.]+(?:Error|Exception)):", done.stderr, re.MULTILINE)
             what = f" with {raised[-1]}" if raised else ""
-            raise RuntimeError(f"compiling {function.__name__} for sm_{arch} in a separate process "
-                               f"failed{what}:\n{done.stderr}")
+            raise RuntimeError(
+                f"compiling {function.__name__} for sm_{arch} in a separate process "
+                f"failed{what}:\n{done.stderr}"
+            )
         with open(out) as f:
             saved = json.load(f)
         return {k: v if isinstance(v, str) else base64.b64decode(v["base64"]) for k, v in saved.items()}
 
 
-def _compile(kernel, signature: dict[str, str], constexprs: dict, divisible: list[int], arch: int,
-             num_warps: int) -> dict:
+def _compile(
+    kernel, signature: dict[str, str], constexprs: dict, divisible: list[int], arch: int, num_warps: int
+) -> dict:
     """triton.compile for sm_<arch> in this process; `divisible`: positions of the arguments marked as
     multiples of 16."""
     import triton
     from triton.backends.compiler import GPUTarget
 
     attrs = {(index,): [["tt.divisibility", 16]] for index in divisible}
-    source = triton.compiler.ASTSource(fn=kernel, signature=signature, constexprs=constexprs,
-                                       **({"attrs": attrs} if attrs else {}))
+    source = triton.compiler.ASTSource(
+        fn=kernel, signature=signature, constexprs=constexprs, **({"attrs": attrs} if attrs else {})
+    )
     compiled = triton.compile(source, target=GPUTarget("cuda", arch, 32), options={"num_warps": num_warps})
     return {k: v for k, v in compiled.asm.items() if isinstance(v, (str, bytes))}
 
@@ -117,11 +147,22 @@ def _main(argv: list[str]) -> None:
     assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    asm = _compile(getattr(module, name), json.loads(signature), json.loads(constexprs),
-                   json.loads(divisible), int(arch), int(num_warps))
+    asm = _compile(
+        getattr(module, name),
+        json.loads(signature),
+        json.loads(constexprs),
+        json.loads(divisible),
+        int(arch),
+        int(num_warps),
+    )
     with open(out, "w") as f:
-        json.dump({k: v if isinstance(v, str) else {"base64": base64.b64encode(v).decode()}
-                   for k, v in asm.items()}, f)
+        json.dump(
+            {
+                k: v if isinstance(v, str) else {"base64": base64.b64encode(v).decode()}
+                for k, v in asm.items()
+            },
+            f,
+        )
 
 
 _TORCH_TYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int32": "i32", "int64": "i64"}
@@ -149,14 +190,20 @@ def compile_as_launched(kernel, args: dict, constexprs: dict, *, arch: int = 75,
         if aligned:
             divisible.append(name)
     signature.update({name: "constexpr" for name in constexprs})
-    return compile_for(kernel, signature, {**constexprs, **ones}, arch=arch, num_warps=num_warps,
-                       divisible=tuple(divisible))
+    return compile_for(
+        kernel, signature, {**constexprs, **ones}, arch=arch, num_warps=num_warps, divisible=tuple(divisible)
+    )
 
 
 ELLIPSIS = "…"
 # The line that opens the kernel in each stage: the function's definition, or the PTX entry point.
-_OPENING = {"source": r"tt\.func", "ttir": r"tt\.func", "ttgir": r"tt\.func", "llir": r"^define",
-            "ptx": r"^\.visible \.entry"}
+_OPENING = {
+    "source": r"tt\.func",
+    "ttir": r"tt\.func",
+    "ttgir": r"tt\.func",
+    "llir": r"^define",
+    "ptx": r"^\.visible \.entry",
+}
 
 
 def stages(asm: dict) -> list[list[str]]:
@@ -188,8 +235,10 @@ def lines(text: str, pattern: str) -> list[str]:
 def ttir_arguments(ttir: str) -> list[tuple[str, bool]]:
     """The kernel's arguments in its TTIR signature, each with whether it is marked tt.divisibility = 16."""
     (signature, *_) = lines(ttir, r"tt\.func public")
-    return [(name, bool(divisible)) for name, divisible in
-            re.findall(r"%(\w+): [^{(,]+(\{tt\.divisibility = 16[^}]*\})?", signature)]
+    return [
+        (name, bool(divisible))
+        for name, divisible in re.findall(r"%(\w+): [^{(,]+(\{tt\.divisibility = 16[^}]*\})?", signature)
+    ]
 
 
 class Captured:
@@ -233,10 +282,12 @@ def captured_fds():
             os.close(saved[1])
             sink_1.seek(0)
             sink_2.seek(0)
-            captured.streams = {"file descriptor 1": sink_1.read().decode(errors="replace"),
-                                "file descriptor 2": sink_2.read().decode(errors="replace"),
-                                "Python's sys.stdout": python_out.getvalue(),
-                                "Python's sys.stderr": python_err.getvalue()}
+            captured.streams = {
+                "file descriptor 1": sink_1.read().decode(errors="replace"),
+                "file descriptor 2": sink_2.read().decode(errors="replace"),
+                "Python's sys.stdout": python_out.getvalue(),
+                "Python's sys.stderr": python_err.getvalue(),
+            }
             captured.text = "".join(captured.streams.values())
 
 

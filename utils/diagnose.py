@@ -24,22 +24,22 @@ if TYPE_CHECKING:
 
 ENGINE_MISTAKES = {
     "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, or it was "
-                   "never launched.",
+    "never launched.",
     "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
-                               "their answer into out (destination-passing style), e.g. with "
-                               "tl.store(out_ptr + offsets, ...).",
+    "their answer into out (destination-passing style), e.g. with "
+    "tl.store(out_ptr + offsets, ...).",
     "out_of_bounds_write": "the kernel wrote outside out: a tl.store (or atomic) without mask=offsets < n, "
-                           "or output offsets that run past the end.",
+    "or output offsets that run past the end.",
     "out_of_bounds_read": "the result depends on memory beyond the end of the input: a tl.load without "
-                          "mask=offsets < n (or offsets that run past the end).",
+    "mask=offsets < n (or offsets that run past the end).",
     "stale_out": "the answer includes whatever out held before the launch: atomics add onto the old "
-                 "contents, so reset out first ({reset}).",
+    "contents, so reset out first ({reset}).",
     "produced_nan": "the result is NaN: {nan_hint}",
     "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
-                         "on timing (atomics). Write partials to scratch and combine them in one program.",
+    "on timing (atomics). Write partials to scratch and combine them in one program.",
     "input_modified": "your kernel wrote into an input tensor: store into out_ptr, and only read x_ptr.",
     "wrong_values": "the values are wrong, and none of the common mistakes explains them: compare your "
-                    "kernel line by line with the pattern in the notebook.",
+    "kernel line by line with the pattern in the notebook.",
 }
 
 
@@ -77,8 +77,9 @@ def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor,
     return close | (got == want) | (equal_nan & got.isnan() & want.isnan())  # == matches infinities
 
 
-def close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False,
-          slack=0.0) -> bool:
+def close(
+    exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False, slack=0.0
+) -> bool:
     return got.shape == want.shape and bool(agree(exercise, case, got, want, equal_nan, slack).all())
 
 
@@ -109,8 +110,9 @@ def explains(exercise: Exercise, run: Run, prediction: torch.Tensor, slack=0.0) 
     return bool((agree(exercise, run.case, run.result, prediction, slack=slack) | unwritten).all())
 
 
-def diagnose(exercise: Exercise, runs: list[Run], failing: list[Run],
-             rerun: Callable[[Run], Run]) -> list[str]:
+def diagnose(
+    exercise: Exercise, runs: list[Run], failing: list[Run], rerun: Callable[[Run], Run]
+) -> list[str]:
     """The mistake codes that explain the failing runs; `rerun(run)` runs a case again with other poison
     around the input (to tell a read past the end from any other wrong value)."""
     codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]  # the likely cause: first
@@ -121,28 +123,43 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[Run],
         codes.append("out_of_bounds_write")
     passing = [run for run in runs if run not in failing]
     for trait, code in exercise.trait_mistakes.items():  # e.g. only the fp16 cases fail
-        if failing and all(trait in run.case.traits for run in failing) and any(
-                trait not in run.case.traits for run in passing):
+        if (
+            failing
+            and all(trait in run.case.traits for run in failing)
+            and any(trait not in run.case.traits for run in passing)
+        ):
             codes.append(code)
     wrong_values = [run for run in failing if not close(exercise, run.case, run.result, run.expected)]
     # Stale results may be NaN (the sqrt of a negative garbage plus a sum): compare them NaN for NaN.
     stale_alone = bool(wrong_values) and all(
-        close(exercise, run.case, run.result, exercise.stale(run.expected, run.garbage).double().reshape(
-            run.result.shape), equal_nan=True, slack=stale_slack(run))
-        for run in wrong_values)
+        close(
+            exercise,
+            run.case,
+            run.result,
+            exercise.stale(run.expected, run.garbage).double().reshape(run.result.shape),
+            equal_nan=True,
+            slack=stale_slack(run),
+        )
+        for run in wrong_values
+    )
     if stale_alone:
         codes.append("stale_out")
     predictions = [exercise.predictions(run.case) for run in wrong_values]
     for code in sorted({code for p in predictions for code in p}):
         if not wrong_values:
             break
-        if all(any(explains(exercise, run, guess) for guess in p.get(code, []))
-               for run, p in zip(wrong_values, predictions)):
+        if all(
+            any(explains(exercise, run, guess) for guess in p.get(code, []))
+            for run, p in zip(wrong_values, predictions)
+        ):
             codes += [code] if code not in codes else []
         elif not stale_alone and all(
-                any(explains(exercise, run, exercise.stale(guess.double(), run.garbage), stale_slack(run))
-                    for guess in [run.expected, *p.get(code, [])])
-                for run, p in zip(wrong_values, predictions)):
+            any(
+                explains(exercise, run, exercise.stale(guess.double(), run.garbage), stale_slack(run))
+                for guess in [run.expected, *p.get(code, [])]
+            )
+            for run, p in zip(wrong_values, predictions)
+        ):
             # Two mistakes at once: this one (where it shows), plus out not reset before the atomics.
             codes += [c for c in ("stale_out", code) if c not in codes]
     if wrong_values and not codes:

@@ -32,13 +32,19 @@ ARCHES = (75, 90)
 # Values to compile each constexpr parameter with: every branch a notebook's launches take. A kernel with a
 # constexpr parameter that is not listed here fails the compile test and asks for an entry.
 EXAMPLE_CONSTEXPRS: dict[str, list] = {
-    "BLOCK_SIZE": [1024], "BLOCK_ROWS": [4], "TRANSFORM": ["square", "abs", "nonzero"],
-    "SHIFT": [True, False], "OTHER": [0.0, float("-inf")], "OP": ["max", "min", "sum", "prod"],
+    "BLOCK_SIZE": [1024],
+    "BLOCK_ROWS": [4],
+    "TRANSFORM": ["square", "abs", "nonzero"],
+    "SHIFT": [True, False],
+    "OTHER": [0.0, float("-inf")],
+    "OP": ["max", "min", "sum", "prod"],
     "COUNT": ["min", "sum"],  # notebook 06: a tile's count by arithmetic, or by a tl.sum
 }
 # Pointer parameters are compiled as float32 pointers, except these, named by the course's convention:
-POINTER_TYPES = {"order_ptr": "*i64",  # notebook 02's permutation of tiles, from torch.randperm
-                 "partial_indices_ptr": "*i32"}  # notebook 03's argmax: one index per program
+POINTER_TYPES = {
+    "order_ptr": "*i64",  # notebook 02's permutation of tiles, from torch.randperm
+    "partial_indices_ptr": "*i32",
+}  # notebook 03's argmax: one index per program
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this
 
 # What a notebook's exported cells may use besides each other: the names of its set-up cell. `course` is
@@ -80,7 +86,7 @@ def _definitions(source: str):
     for node in ast.parse(source).body:
         if isinstance(node, (ast.FunctionDef, ast.Assign)):
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-            yield node, "\n".join(lines[first - 1:node.end_lineno])
+            yield node, "\n".join(lines[first - 1 : node.end_lineno])
 
 
 def jit_functions(notebook: str | None = None) -> list[JitFunction]:
@@ -90,8 +96,11 @@ def jit_functions(notebook: str | None = None) -> list[JitFunction]:
         for cell in code_cells(path):
             for node, source in _definitions(cell.source):
                 if isinstance(node, ast.FunctionDef) and is_triton_jit(node):
-                    constexprs = tuple(a.arg for a in node.args.args if a.annotation is not None
-                                       and "constexpr" in ast.unparse(a.annotation))
+                    constexprs = tuple(
+                        a.arg
+                        for a in node.args.args
+                        if a.annotation is not None and "constexpr" in ast.unparse(a.annotation)
+                    )
                     parameters = tuple(a.arg for a in node.args.args)
                     found.append(JitFunction(path.stem, node.name, source, parameters, constexprs))
     return found
@@ -132,8 +141,10 @@ def exported_source(notebook: str) -> str:
     path = solution(notebook)
     cells = [cell for cell in code_cells(path) if is_exported(cell)]
     if not cells:
-        raise ExportError(f"solutions/{path.name} exports no cell: tag the cells that define its kernels "
-                          f"and launchers `export` (see CONTRIBUTING.md)")
+        raise ExportError(
+            f"solutions/{path.name} exports no cell: tag the cells that define its kernels "
+            f"and launchers `export` (see CONTRIBUTING.md)"
+        )
     return PRELUDE + "".join(f"\n\n# --- cell {cell.id!r}\n{cell.source}\n" for cell in cells)
 
 
@@ -143,15 +154,19 @@ def load(notebook: str) -> types.ModuleType:
     filename = str(solution(notebook)) + "#exported"
     missing = _unresolved(source, filename)
     if missing:
-        where = "; ".join(f"{name} (read by {', '.join(sorted(set(users)))})"
-                          for name, users in missing.items())
-        raise ExportError(f"solutions/{notebook}.ipynb: its exported cells read names they do not define: "
-                          f"{where}. Export the cell that defines each, or pass it as an argument.")
+        where = "; ".join(
+            f"{name} (read by {', '.join(sorted(set(users)))})" for name, users in missing.items()
+        )
+        raise ExportError(
+            f"solutions/{notebook}.ipynb: its exported cells read names they do not define: "
+            f"{where}. Export the cell that defines each, or pass it as an argument."
+        )
     try:
         return _module(f"course_kernels_{notebook}", source, filename)
     except NameError as error:  # a top-level statement of an exported cell
-        raise ExportError(f"solutions/{notebook}.ipynb: an exported cell failed: {error}. Export the cell "
-                          "that defines it.") from error
+        raise ExportError(
+            f"solutions/{notebook}.ipynb: an exported cell failed: {error}. Export the cell that defines it."
+        ) from error
 
 
 def _constant_name(node: ast.AST) -> str | None:
@@ -171,8 +186,13 @@ def kernel_module(notebook: str) -> types.ModuleType:
     kept = [isinstance(node, ast.FunctionDef) and is_triton_jit(node) for node, _ in found]
     constants = [_constant_name(node) for node, _ in found]
     while True:  # a constant is kept when a kept definition reads it (a block size reading another one)
-        read = {name.id for (node, _), keep in zip(found, kept) if keep
-                for name in ast.walk(node) if isinstance(name, ast.Name)}
+        read = {
+            name.id
+            for (node, _), keep in zip(found, kept)
+            if keep
+            for name in ast.walk(node)
+            if isinstance(name, ast.Name)
+        }
         more = [keep or constant in read for keep, constant in zip(kept, constants)]
         if more == kept:
             break
@@ -189,17 +209,26 @@ def _compile_all() -> None:
     modules = {notebook: kernel_module(notebook) for notebook in sorted({f.notebook for f in functions})}
     for function in filter(lambda f: f.is_kernel, functions):
         kernel = getattr(modules[function.notebook], function.name)
-        signature = {p: "constexpr" if p in function.constexprs else
-                     POINTER_TYPES.get(p, "*fp32") if p.endswith("_ptr") else "i32"
-                     for p in function.parameters}
+        signature = {
+            p: "constexpr"
+            if p in function.constexprs
+            else POINTER_TYPES.get(p, "*fp32")
+            if p.endswith("_ptr")
+            else "i32"
+            for p in function.parameters
+        }
         missing = [c for c in function.constexprs if c not in EXAMPLE_CONSTEXPRS]
         choices = [[(c, v) for v in EXAMPLE_CONSTEXPRS.get(c, [])] for c in function.constexprs]
         for arch in ARCHES:
-            result: dict[str, object] = {"notebook": function.notebook, "kernel": function.name, "arch": arch,
-                                         "error": None}
+            result: dict[str, object] = {
+                "notebook": function.notebook,
+                "kernel": function.name,
+                "arch": arch,
+                "error": None,
+            }
             if missing:
                 result["error"] = f"no example values for constexpr {missing} in EXAMPLE_CONSTEXPRS"
-            for constexprs in ([] if missing else itertools.product(*choices)):
+            for constexprs in [] if missing else itertools.product(*choices):
                 try:
                     compile_for(kernel, signature, dict(constexprs), arch=arch, num_warps=4)
                 except Exception as error:  # the first failing constexpr choice, under the kernel's name

@@ -64,9 +64,13 @@ def code_cells(path: Path) -> list[CodeCell]:
     """The notebook's code cells, in order. Read as JSON: nbformat's import (its schema validator) takes
     over a second, which notebook 06 would pay in a cell that loads notebook 04's kernels."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    return [CodeCell(  # nbformat stores a cell's source as one string or as a list of lines
-cell.get("id", ""), "".join(cell["source"]), tuple(cell.get("metadata", {}).get("tags", ())))
-            for cell in cells if cell["cell_type"] == "code"]
+    return [
+        CodeCell(  # nbformat stores a cell's source as one string or as a list of lines
+            cell.get("id", ""), "".join(cell["source"]), tuple(cell.get("metadata", {}).get("tags", ()))
+        )
+        for cell in cells
+        if cell["cell_type"] == "code"
+    ]
 
 
 def is_exported(cell: CodeCell) -> bool:

@@ -72,8 +72,12 @@ def run_notebook(solution: Path, out_dir: Path, run_info: dict[str, str]) -> tup
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(solution, as_version=4)
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                            resources={"metadata": {"path": str(solution.parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT_S,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(solution.parent)}},
+    )
     start = time.perf_counter()
     error = None
     try:
@@ -81,8 +85,9 @@ def run_notebook(solution: Path, out_dir: Path, run_info: dict[str, str]) -> tup
     except CellExecutionError as failure:
         error = str(failure).strip().splitlines()[-1]
     seconds = time.perf_counter() - start
-    nb.metadata["reference_run"] = dict(run_info, seconds=round(seconds, 1),
-                                        source=f"solutions/{solution.name}")
+    nb.metadata["reference_run"] = dict(
+        run_info, seconds=round(seconds, 1), source=f"solutions/{solution.name}"
+    )
     # Keep only the language name, as the committed notebooks do; the versions are in reference_run.
     nb.metadata["language_info"] = {"name": nb.metadata.get("language_info", {}).get("name", "python")}
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -102,8 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     if not torch.cuda.is_available():
-        print("The reference run needs a CUDA GPU; none was found here. What an H200 prints is in "
-              "reference/h200/.")
+        print(
+            "The reference run needs a CUDA GPU; none was found here. What an H200 prints is in "
+            "reference/h200/."
+        )
         return 2
     run_info = machine()
     out_dir = args.out or REFERENCE_DIR / gpu_folder_name(run_info["gpu"])
@@ -114,8 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         missing = wanted - {path.name for path in solutions}
         if missing:
             parser.error(f"not in solutions/: {', '.join(sorted(missing))}")
-    print(f"reference run on {run_info['gpu']} ({run_info['capability']}, driver {run_info['driver']}), "
-          f"torch {run_info['torch']}, triton {run_info['triton']}, {run_info['date']} -> {out_dir}")
+    print(
+        f"reference run on {run_info['gpu']} ({run_info['capability']}, driver {run_info['driver']}), "
+        f"torch {run_info['torch']}, triton {run_info['triton']}, {run_info['date']} -> {out_dir}"
+    )
     failed = 0
     for solution in solutions:
         target, seconds, error = run_notebook(solution, out_dir, run_info)

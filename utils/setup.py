@@ -73,8 +73,12 @@ def runs_on_gpu() -> bool:
 def gpu_driver() -> str:
     """The NVIDIA driver's version, from nvidia-smi (torch does not report it); "unknown" without one."""
     try:
-        done = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=30)
+        done = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     versions = done.stdout.split()
@@ -128,6 +132,8 @@ def interpreter_warning(triton_version: str, numpy_version: str) -> str | None:
     "only 0-dimensional arrays can be converted to Python scalars". triton 3.7 fixed it.
     """
     if _major_minor(triton_version) < (3, 7) and _major_minor(numpy_version) >= (2, 4):
-        return (f"warning: triton {triton_version}'s interpreter fails with numpy {numpy_version} on loops "
-                f"with a runtime bound (notebook 05); install numpy<2.4, e.g. pip install \"numpy<2.4\"")
+        return (
+            f"warning: triton {triton_version}'s interpreter fails with numpy {numpy_version} on loops "
+            f'with a runtime bound (notebook 05); install numpy<2.4, e.g. pip install "numpy<2.4"'
+        )
     return None

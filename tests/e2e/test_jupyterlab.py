@@ -61,7 +61,8 @@ def expected_check_lines(notebook: Path) -> dict[str, list[str]]:
 # solutions pass everything. The solutions also run under nbval, so this test opens them only when
 # COURSE_E2E_SOLUTIONS=1 (another minute on two cores).
 OPENED = ["notebooks/01_vector_add.ipynb"] + (
-    ["solutions/01_vector_add.ipynb"] if os.environ.get("COURSE_E2E_SOLUTIONS") == "1" else [])
+    ["solutions/01_vector_add.ipynb"] if os.environ.get("COURSE_E2E_SOLUTIONS") == "1" else []
+)
 EXPECTED = {name: expected_check_lines(ROOT / name) for name in OPENED}
 
 
@@ -76,16 +77,28 @@ def test_the_expected_lines_follow_from_the_notebooks():
 
 # Without the background-networking flags Chromium keeps dialling Google's services; on a closed network
 # those connections are refused, many at a time.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 # Bounds on every wait, generous: measured on two busy CPU cores, the server answered after 13-14 s, the page
 # showed the notebook with an idle kernel 18-19 s later, and Run All Cells took 33-35 s.
 SERVER_START_S = 90
 PAGE_LOAD_S = 120
 RUN_ALL_S = 300
 # Settings a learner would click away once: the "Jupyter news?" toast would cover part of the screenshot.
-SETTINGS = {"@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-            {"fetchNews": "false", "checkForUpdates": False}}
+SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    }
+}
 
 
 def _unavailable(reason: str):
@@ -97,8 +110,10 @@ def _unavailable(reason: str):
 def _chromium() -> str:
     path = os.environ.get("COURSE_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not path or not os.access(path, os.X_OK):
-        _unavailable(f"no Chromium at {path or 'chromium on PATH'} (Debian: apt-get install chromium; "
-                     f"or set COURSE_CHROMIUM to its path)")
+        _unavailable(
+            f"no Chromium at {path or 'chromium on PATH'} (Debian: apt-get install chromium; "
+            f"or set COURSE_CHROMIUM to its path)"
+        )
     return path
 
 
@@ -123,9 +138,14 @@ def lab(tmp_path_factory):
     course = _copy_course(tmp / "course")
     home = tmp / "jupyter"
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}  # the notebook decides, as at home
-    for var, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
-                     ("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTERLAB_SETTINGS_DIR", "settings"),
-                     ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"), ("IPYTHONDIR", "ipython")]:
+    for var, sub in [
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+        ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
+        ("IPYTHONDIR", "ipython"),
+    ]:
         env[var] = str(home / sub)
         (home / sub).mkdir(parents=True)
     for name, values in SETTINGS.items():
@@ -134,12 +154,22 @@ def lab(tmp_path_factory):
         path.write_text(json.dumps(values))
     port, token = _free_port(), secrets.token_hex(16)
     log_path = tmp / "jupyterlab.log"
-    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-               f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={course}", "--ServerApp.allow_root=True",
-               # nothing that reaches beyond this machine: no update check, no extension index
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-               "--LabApp.extension_manager=readonly"]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={course}",
+        "--ServerApp.allow_root=True",
+        # nothing that reaches beyond this machine: no update check, no extension index
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+    ]
     url = f"http://127.0.0.1:{port}"
     no_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     with open(log_path, "wb") as log:
@@ -158,8 +188,9 @@ def lab(tmp_path_factory):
             except (urllib.error.URLError, OSError):
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"jupyter lab did not answer within {SERVER_START_S} s:\n"
-                            f"{log_path.read_text()[-3000:]}")
+                pytest.fail(
+                    f"jupyter lab did not answer within {SERVER_START_S} s:\n{log_path.read_text()[-3000:]}"
+                )
             time.sleep(0.5)
         yield url, token, course
     finally:
@@ -267,10 +298,18 @@ def test_run_all_cells_in_jupyterlab(browser, lab, notebook):  # browser first: 
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
         # Run All queues every code cell at once ("[*]:"). It has finished, or stopped at an error, when
         # no prompt shows "[*]:" any more.
-        _wait_until(page, "Run All Cells has started", lambda cells: any(
-            c["prompt"] != "[ ]:" for c in cells if c["code"]), 30)
-        _wait_until(page, "no cell is queued or running", lambda cells: all(
-            c["prompt"] != "[*]:" for c in cells if c["code"]), RUN_ALL_S)
+        _wait_until(
+            page,
+            "Run All Cells has started",
+            lambda cells: any(c["prompt"] != "[ ]:" for c in cells if c["code"]),
+            30,
+        )
+        _wait_until(
+            page,
+            "no cell is queued or running",
+            lambda cells: all(c["prompt"] != "[*]:" for c in cells if c["code"]),
+            RUN_ALL_S,
+        )
         page.wait_for_selector(IDLE)
         print(f"{notebook}: Run All Cells took {time.monotonic() - started:.1f} s")
         cells = _cells(page)
@@ -278,8 +317,12 @@ def test_run_all_cells_in_jupyterlab(browser, lab, notebook):  # browser first: 
 
         # An exception shows as stderr text starting with its traceback. Any other stderr (a warning)
         # fails the test too: the learner sees the same red box.
-        red = [(i, out["text"][-3000:]) for i, c in enumerate(cells) for out in c["outputs"]
-               if out["mime"] == "application/vnd.jupyter.stderr"]
+        red = [
+            (i, out["text"][-3000:])
+            for i, c in enumerate(cells)
+            for out in c["outputs"]
+            if out["mime"] == "application/vnd.jupyter.stderr"
+        ]
         assert not red, "cells show errors:\n" + "\n\n".join(f"cell {i}:\n{text}" for i, text in red)
         prompts = [c["prompt"] for c in cells if c["code"]]
         assert prompts == [f"[{n}]:" for n in range(1, len(prompts) + 1)], f"not every cell ran: {prompts}"
@@ -290,7 +333,8 @@ def test_run_all_cells_in_jupyterlab(browser, lab, notebook):  # browser first: 
             text = "\n".join(out["text"] for out in cells[index[cell_id]]["outputs"])
             for pattern in patterns:
                 assert re.search(pattern, text, re.MULTILINE), (
-                    f"cell {cell_id} should match {pattern!r}:\n{text}")
+                    f"cell {cell_id} should match {pattern!r}:\n{text}"
+                )
     except BaseException:
         if shot.exists():
             shot.rename(failed_shot)

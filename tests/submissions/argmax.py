@@ -36,8 +36,9 @@ def lowest_index_of_max(values, indices):
 
 
 @triton.jit
-def partial_argmax_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements,
-                          BLOCK_SIZE: tl.constexpr):
+def partial_argmax_kernel(
+    x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr
+):
     # Persistent: program pid takes tiles pid, pid + G, ...; each lane keeps its running (value, index).
     best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
     best_index = tl.full((BLOCK_SIZE,), 2147483647, tl.int32)
@@ -51,8 +52,9 @@ def partial_argmax_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elem
 
 
 @triton.jit
-def argmax_partials_kernel(partial_values_ptr, partial_indices_ptr, out_ptr, n_partials,
-                           BLOCK_SIZE: tl.constexpr):
+def argmax_partials_kernel(
+    partial_values_ptr, partial_indices_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr
+):
     best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
     best_index = tl.full((BLOCK_SIZE,), 2147483647, tl.int32)
     for start in range(0, n_partials, BLOCK_SIZE):
@@ -66,8 +68,10 @@ def argmax_partials_kernel(partial_values_ptr, partial_indices_ptr, out_ptr, n_p
 
 
 def _scratch(programs, device):
-    return (torch.empty(programs, dtype=torch.float32, device=device),
-            torch.empty(programs, dtype=torch.int32, device=device))
+    return (
+        torch.empty(programs, dtype=torch.float32, device=device),
+        torch.empty(programs, dtype=torch.int32, device=device),
+    )
 
 
 def argmax_persistent(x, out):
@@ -88,8 +92,10 @@ def tile_argmax_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_element
     top, lane = tl.max(x, axis=0, return_indices=True)
     has_nan = first_nan < 2147483647
     tl.store(partial_values_ptr + tl.program_id(0), tl.where(has_nan, float("nan"), top))
-    tl.store(partial_indices_ptr + tl.program_id(0),
-             tl.where(has_nan, first_nan, tl.program_id(0) * BLOCK_SIZE + lane))
+    tl.store(
+        partial_indices_ptr + tl.program_id(0),
+        tl.where(has_nan, first_nan, tl.program_id(0) * BLOCK_SIZE + lane),
+    )
 
 
 def argmax_return_indices(x, out):
@@ -101,8 +107,9 @@ def argmax_return_indices(x, out):
 
 
 @triton.jit
-def argmax_partials_reduce_kernel(partial_values_ptr, partial_indices_ptr, out_ptr, n_partials,
-                                  BLOCK_SIZE: tl.constexpr):
+def argmax_partials_reduce_kernel(
+    partial_values_ptr, partial_indices_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr
+):
     # The same combine, with tl.reduce over a tuple for the last step (cheap here: a small block).
     best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
     best_index = tl.full((BLOCK_SIZE,), 2147483647, tl.int32)
@@ -137,8 +144,9 @@ def argmax_combine_highest(value_a, index_a, value_b, index_b):
 
 
 @triton.jit
-def tile_argmax_highest_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements,
-                               BLOCK_SIZE: tl.constexpr):
+def tile_argmax_highest_kernel(
+    x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr
+):
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
     nan_lanes = x != x
@@ -151,8 +159,9 @@ def tile_argmax_highest_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n
 
 
 @triton.jit
-def argmax_partials_highest_kernel(partial_values_ptr, partial_indices_ptr, out_ptr, n_partials,
-                                   BLOCK_SIZE: tl.constexpr):
+def argmax_partials_highest_kernel(
+    partial_values_ptr, partial_indices_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr
+):
     best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
     best_index = tl.full((BLOCK_SIZE,), -1, tl.int32)
     for start in range(0, n_partials, BLOCK_SIZE):
@@ -174,8 +183,9 @@ def argmax_ties_highest(x, out):
 
 
 @triton.jit
-def tile_argmax_ignore_nan_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements,
-                                  BLOCK_SIZE: tl.constexpr):
+def tile_argmax_ignore_nan_kernel(
+    x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr
+):
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
     x = tl.where(x != x, float("-inf"), x)  # BUG: NaN pushed to the bottom instead of the top
@@ -193,8 +203,9 @@ def argmax_nan_ignored(x, out):
 
 
 @triton.jit
-def tile_argmax_local_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements,
-                             BLOCK_SIZE: tl.constexpr):
+def tile_argmax_local_kernel(
+    x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr
+):
     lanes = tl.arange(0, BLOCK_SIZE)
     offsets = tl.program_id(0) * BLOCK_SIZE + lanes
     x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
@@ -212,8 +223,9 @@ def argmax_index_within_tile(x, out):
 
 
 @triton.jit
-def tile_argmax_other_zero_kernel(x_ptr, partial_values_ptr, partial_indices_ptr, n_elements,
-                                  BLOCK_SIZE: tl.constexpr):
+def tile_argmax_other_zero_kernel(
+    x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr
+):
     offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=0.0)  # BUG: 0.0 beats negative data
     value, index = lowest_index_of_max(x, offsets)
@@ -239,8 +251,9 @@ def argmax_grid_floor_div(x, out):
 
 
 @triton.jit
-def argmax_partials_first_block_kernel(partial_values_ptr, partial_indices_ptr, out_ptr, n_partials,
-                                       BLOCK_SIZE: tl.constexpr):
+def argmax_partials_first_block_kernel(
+    partial_values_ptr, partial_indices_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr
+):
     # BUG: no loop; only the first BLOCK_SIZE partials are compared.
     offsets = tl.arange(0, BLOCK_SIZE)
     mask = offsets < n_partials

@@ -127,8 +127,9 @@ def mean_var_std(x, out):
 
 
 @triton.jit
-def program_moments_kernel(x_ptr, count_ptr, mean_ptr, m2_ptr, n_elements, BLOCK_SIZE: tl.constexpr,
-                           BETWEEN_TILES: tl.constexpr):
+def program_moments_kernel(
+    x_ptr, count_ptr, mean_ptr, m2_ptr, n_elements, BLOCK_SIZE: tl.constexpr, BETWEEN_TILES: tl.constexpr
+):
     # Persistent: each program merges its tiles into a running (count, mean, M2) with Chan's rule.
     count = 0.0
     mean = 0.0
@@ -156,8 +157,9 @@ def mean_var_persistent(x, out, programs=6, between_tiles=True):
     n = x.numel()
     programs = min(programs, triton.cdiv(n, BLOCK_SIZE))
     count, mean, m2 = (torch.empty(programs, device=x.device) for _ in range(3))
-    program_moments_kernel[(programs,)](x, count, mean, m2, n, BLOCK_SIZE=BLOCK_SIZE,
-                                        BETWEEN_TILES=between_tiles)
+    program_moments_kernel[(programs,)](
+        x, count, mean, m2, n, BLOCK_SIZE=BLOCK_SIZE, BETWEEN_TILES=between_tiles
+    )
     combine_moments_kernel[(1,)](count, mean, m2, out, programs, BLOCK_SIZE=64)
 
 

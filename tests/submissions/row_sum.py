@@ -41,13 +41,13 @@ def row_sum_scalar_acc(x, out):
     row_sum_kernel_scalar_acc[(n_rows,)](x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
 
 
-
 BLOCK_ROWS = 4  # rows per program in the multi-row versions (notebook 05, exercise 3)
 
 
 @triton.jit
-def row_block_sum_kernel(x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_ROWS: tl.constexpr,
-                         BLOCK_SIZE: tl.constexpr):
+def row_block_sum_kernel(
+    x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr
+):
     # A (BLOCK_ROWS, BLOCK_SIZE) tile, masked in both directions, reduced along axis=1.
     rows = tl.program_id(axis=0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
     acc = tl.zeros((BLOCK_ROWS, BLOCK_SIZE), dtype=tl.float32)
@@ -62,7 +62,9 @@ def row_block_sum_kernel(x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col,
 def row_sum_rows(x, out):
     n_rows, n_cols = x.shape
     row_block_sum_kernel[(triton.cdiv(n_rows, BLOCK_ROWS),)](
-        x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_ROWS=BLOCK_ROWS, BLOCK_SIZE=BLOCK_SIZE)
+        x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_ROWS=BLOCK_ROWS, BLOCK_SIZE=BLOCK_SIZE
+    )
+
 
 # ---- wrong ----
 
@@ -81,7 +83,8 @@ def row_sum_kernel_fp16_accumulator(x_ptr, out_ptr, n_cols, stride_row, stride_c
 def row_sum_fp16_accumulator(x, out):
     n_rows, n_cols = x.shape
     row_sum_kernel_fp16_accumulator[(n_rows,)](
-        x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
+        x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE
+    )
 
 
 def row_sum_ignores_strides(x, out):
@@ -91,8 +94,9 @@ def row_sum_ignores_strides(x, out):
 
 
 @triton.jit
-def row_sum_kernel_missing_row_offset(x_ptr, out_ptr, n_cols, stride_row, stride_col,
-                                      BLOCK_SIZE: tl.constexpr):
+def row_sum_kernel_missing_row_offset(
+    x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_SIZE: tl.constexpr
+):
     row = tl.program_id(axis=0)
     row_start = x_ptr  # BUG: no row * stride_row, every program sums row 0
     acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
@@ -106,7 +110,8 @@ def row_sum_kernel_missing_row_offset(x_ptr, out_ptr, n_cols, stride_row, stride
 def row_sum_missing_row_offset(x, out):
     n_rows, n_cols = x.shape
     row_sum_kernel_missing_row_offset[(n_rows,)](
-        x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
+        x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE
+    )
 
 
 @triton.jit
@@ -140,8 +145,9 @@ def row_sum_no_col_mask(x, out):
 
 
 @triton.jit
-def row_block_sum_kernel_store_without_row_mask(x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col,
-                                                BLOCK_ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+def row_block_sum_kernel_store_without_row_mask(
+    x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr
+):
     rows = tl.program_id(axis=0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
     acc = tl.zeros((BLOCK_ROWS, BLOCK_SIZE), dtype=tl.float32)
     for col_start in range(0, n_cols, BLOCK_SIZE):
@@ -155,12 +161,14 @@ def row_block_sum_kernel_store_without_row_mask(x_ptr, out_ptr, n_rows, n_cols, 
 def row_sum_rows_store_without_row_mask(x, out):
     n_rows, n_cols = x.shape
     row_block_sum_kernel_store_without_row_mask[(triton.cdiv(n_rows, BLOCK_ROWS),)](
-        x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_ROWS=BLOCK_ROWS, BLOCK_SIZE=BLOCK_SIZE)
+        x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_ROWS=BLOCK_ROWS, BLOCK_SIZE=BLOCK_SIZE
+    )
 
 
 @triton.jit
-def row_block_sum_kernel_single_tile(x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col,
-                                     BLOCK_ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+def row_block_sum_kernel_single_tile(
+    x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr
+):
     rows = tl.program_id(axis=0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
     cols = tl.arange(0, BLOCK_SIZE)  # BUG: no loop over the columns; only the first tile is summed
     mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
@@ -171,7 +179,8 @@ def row_block_sum_kernel_single_tile(x_ptr, out_ptr, n_rows, n_cols, stride_row,
 def row_sum_rows_single_tile(x, out):
     n_rows, n_cols = x.shape
     row_block_sum_kernel_single_tile[(triton.cdiv(n_rows, BLOCK_ROWS),)](
-        x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_ROWS=BLOCK_ROWS, BLOCK_SIZE=BLOCK_SIZE)
+        x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_ROWS=BLOCK_ROWS, BLOCK_SIZE=BLOCK_SIZE
+    )
 
 
 CORRECT = [row_sum, row_sum_scalar_acc, row_sum_rows]

@@ -60,8 +60,9 @@ def row_sum_atomic_kernel_no_row(x_ptr, out_ptr, n_cols, stride_row, stride_col,
 
 def row_sum_atomic_no_row(x, out):
     out.zero_()
-    row_sum_atomic_kernel_no_row[(x.shape[0],)](x, out, x.shape[1], x.stride(0), x.stride(1),
-                                                BLOCK_SIZE=BLOCK_SIZE)
+    row_sum_atomic_kernel_no_row[(x.shape[0],)](
+        x, out, x.shape[1], x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE
+    )
 
 
 @triton.jit
@@ -76,8 +77,9 @@ def row_sum_atomic_kernel_fp16(x_ptr, out_ptr, n_cols, stride_row, stride_col, B
 
 def row_sum_atomic_fp16(x, out):
     out.zero_()
-    row_sum_atomic_kernel_fp16[(x.shape[0],)](x, out, x.shape[1], x.stride(0), x.stride(1),
-                                              BLOCK_SIZE=BLOCK_SIZE)
+    row_sum_atomic_kernel_fp16[(x.shape[0],)](
+        x, out, x.shape[1], x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE
+    )
 
 
 def row_sum_atomic_contiguous_only(x, out):

@@ -25,8 +25,9 @@ def row_sum_split(x, out):
 
 
 @triton.jit
-def row_sum_chunk_kernel(x_ptr, out_ptr, n_cols, cols_per_split, stride_row, stride_col,
-                         BLOCK_SIZE: tl.constexpr):
+def row_sum_chunk_kernel(
+    x_ptr, out_ptr, n_cols, cols_per_split, stride_row, stride_col, BLOCK_SIZE: tl.constexpr
+):
     # A fixed number of splits per row: program (row, split) loops over its chunk of columns in tiles.
     row = tl.program_id(axis=0)
     split = tl.program_id(axis=1)
@@ -45,7 +46,8 @@ def row_sum_split_chunks(x, out, n_splits=2):
     out.zero_()
     cols_per_split = triton.cdiv(n_cols, n_splits)
     row_sum_chunk_kernel[(n_rows, n_splits)](
-        x, out, n_cols, cols_per_split, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
+        x, out, n_cols, cols_per_split, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE
+    )
 
 
 # ---- wrong ----
@@ -59,8 +61,9 @@ def row_sum_split_not_zeroed(x, out):
 
 
 @triton.jit
-def row_sum_split_kernel_missing_row_offset(x_ptr, out_ptr, n_cols, stride_row, stride_col,
-                                            BLOCK_SIZE: tl.constexpr):
+def row_sum_split_kernel_missing_row_offset(
+    x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_SIZE: tl.constexpr
+):
     row = tl.program_id(axis=0)
     split = tl.program_id(axis=1)
     cols = split * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
@@ -74,12 +77,14 @@ def row_sum_split_missing_row_offset(x, out):
     out.zero_()
     grid = (n_rows, triton.cdiv(n_cols, BLOCK_SIZE))
     row_sum_split_kernel_missing_row_offset[grid](
-        x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
+        x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE
+    )
 
 
 @triton.jit
-def row_sum_split_kernel_vector_atomic(x_ptr, out_ptr, n_cols, stride_row, stride_col,
-                                       BLOCK_SIZE: tl.constexpr):
+def row_sum_split_kernel_vector_atomic(
+    x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_SIZE: tl.constexpr
+):
     row = tl.program_id(axis=0)
     split = tl.program_id(axis=1)
     cols = split * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
@@ -104,8 +109,9 @@ def row_sum_split_ignores_strides(x, out):
 
 
 @triton.jit
-def row_sum_split_kernel_fp16_partial(x_ptr, out_ptr, n_cols, stride_row, stride_col,
-                                      BLOCK_SIZE: tl.constexpr):
+def row_sum_split_kernel_fp16_partial(
+    x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_SIZE: tl.constexpr
+):
     row = tl.program_id(axis=0)
     split = tl.program_id(axis=1)
     cols = split * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)

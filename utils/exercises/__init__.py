@@ -27,7 +27,16 @@ from utils.exercises.core import (
 )
 
 EXERCISES: dict[str, Exercise] = registry(
-    *elementwise.EXERCISES, *totals.EXERCISES, *transforms.EXERCISES, *rows.EXERCISES)
+    *elementwise.EXERCISES, *totals.EXERCISES, *transforms.EXERCISES, *rows.EXERCISES
+)
 
-__all__ = ["EXERCISES", "FP32_EPS", "POWERS_OF_TWO", "UNWRITTEN", "Case", "Exercise", "Mistake",
-           "sum_tolerance"]
+__all__ = [
+    "EXERCISES",
+    "FP32_EPS",
+    "POWERS_OF_TWO",
+    "UNWRITTEN",
+    "Case",
+    "Exercise",
+    "Mistake",
+    "sum_tolerance",
+]

@@ -6,13 +6,16 @@ from utils.exercises import EXERCISES
 
 
 def catalogue() -> str:
-    rows = ["| id | family | signature | what it asks | mistakes it names (besides the checker's own) |",
-            "|---|---|---|---|---|"]
+    rows = [
+        "| id | family | signature | what it asks | mistakes it names (besides the checker's own) |",
+        "|---|---|---|---|---|",
+    ]
     for exercise in EXERCISES.values():
         family = exercise.predictions.__module__.rsplit(".", 1)[-1]
         codes = ", ".join(f"`{code}`" for code in exercise.mistakes if code not in ENGINE_MISTAKES)
-        rows.append(f"| `{exercise.id}` | {family} | `{exercise.signature}` | {exercise.description} "
-                    f"| {codes} |")
+        rows.append(
+            f"| `{exercise.id}` | {family} | `{exercise.signature}` | {exercise.description} | {codes} |"
+        )
     engine = ", ".join(f"`{code}`" for code in ENGINE_MISTAKES)
     return "\n".join(rows) + f"\n\nThe checker's own, for every exercise: {engine}, and `exception`."
 

@@ -57,8 +57,9 @@ class Case:
 
     def __post_init__(self):
         if self.layout not in get_args(Layout):
-            raise ValueError(f"case {self.name!r}: layout must be one of {get_args(Layout)}, "
-                             f"not {self.layout!r}")
+            raise ValueError(
+                f"case {self.name!r}: layout must be one of {get_args(Layout)}, not {self.layout!r}"
+            )
 
     @property
     def n(self) -> int:
@@ -116,7 +117,8 @@ class Exercise:
     repeats: int = 1  # > 1: also require bit-identical results across repeated runs (on the GPU)
     # What an accumulating kernel returns when out (or its scratch) still held `garbage`:
     stale: Callable[[torch.Tensor, float], torch.Tensor] = field(
-        default=lambda expected, garbage: expected + garbage)
+        default=lambda expected, garbage: expected + garbage
+    )
     # (atol, rtol) for compare="sum"; atol may be a tensor shaped like out (one tolerance per output).
     tolerance: Callable[[Case], tuple[float | torch.Tensor, float]] = sum_tolerance
     # trait -> mistake code, named when exactly the cases with that trait fail (see Case.traits).
@@ -124,8 +126,9 @@ class Exercise:
 
     def __post_init__(self):
         if self.compare not in get_args(Compare):
-            raise ValueError(f"exercise {self.id!r}: compare must be one of {get_args(Compare)}, "
-                             f"not {self.compare!r}")
+            raise ValueError(
+                f"exercise {self.id!r}: compare must be one of {get_args(Compare)}, not {self.compare!r}"
+            )
         unknown = set(self.trait_mistakes.values()) - set(self.mistakes)
         if unknown:
             raise ValueError(f"exercise {self.id!r}: trait_mistakes name codes with no message: {unknown}")
@@ -155,6 +158,7 @@ def registry(*exercises: Exercise) -> dict[str, Exercise]:
 # Input data. A fixed seed per case keeps reports reproducible; values are chosen to expose mistakes:
 # all-negative data catches a max padded with 0.0, ragged sizes catch a wrong `other=`, large magnitudes
 # catch fp16 accumulation.
+
 
 def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
     g = torch.Generator().manual_seed(seed)
@@ -189,9 +193,21 @@ def _nan_positions(n: int) -> torch.Tensor:
 
 def vector_sizes(large: bool) -> list[tuple[int, str]]:
     """(N, value kind): N = 1, below, equal to and past the common block sizes, and a big ragged N."""
-    sizes = [(1, "mixed"), (3, "negative"), (100, "positive"), (128, "mixed"), (1000, "negative"),
-             (1024, "mixed"), (1025, "positive"), (3000, "mixed"), (4096, "negative"), (8191, "large"),
-             (2**15 + 3, "mixed"), (2**15 + 2000, "ascending"), (2**15 + 1000, "descending")]
+    sizes = [
+        (1, "mixed"),
+        (3, "negative"),
+        (100, "positive"),
+        (128, "mixed"),
+        (1000, "negative"),
+        (1024, "mixed"),
+        (1025, "positive"),
+        (3000, "mixed"),
+        (4096, "negative"),
+        (8191, "large"),
+        (2**15 + 3, "mixed"),
+        (2**15 + 2000, "ascending"),
+        (2**15 + 1000, "descending"),
+    ]
     if large:
         sizes += [(2**20, "positive"), (2**22 + 7, "mixed")]
     return sizes
@@ -210,8 +226,10 @@ def vector_cases(large: bool, arity: int = 1, out_like_input: bool = False) -> l
 
 
 def extra_cases(kinds: list[tuple[int, str]], seed: int, traits=frozenset(), out_shape=(1,)) -> list[Case]:
-    return [Case(describe(n, kind), (values(n, kind, seed=seed + i),), out_shape, traits=frozenset(traits))
-            for i, (n, kind) in enumerate(kinds)]
+    return [
+        Case(describe(n, kind), (values(n, kind, seed=seed + i),), out_shape, traits=frozenset(traits))
+        for i, (n, kind) in enumerate(kinds)
+    ]
 
 
 def padded(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
@@ -226,14 +244,14 @@ def tiles(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
 # The mistakes of tiling a 1-D input, shared by the elementwise, total and transform families.
 TILE_MESSAGES = {
     "wrong_sentinel": "the masked lanes past the end changed the result: other= must be the identity of "
-                      "the operation ({identity}).",
+    "the operation ({identity}).",
     "missing_program_offset": "every program worked on the first tile: the offsets are missing "
-                              "pid * BLOCK_SIZE (pid = tl.program_id(0)).",
+    "pid * BLOCK_SIZE (pid = tl.program_id(0)).",
     "first_tile_only": "only the first tile (a power-of-two prefix of the input) was reduced: a grid of one "
-                       "program without a loop, offsets missing pid * BLOCK_SIZE, or a second stage that "
-                       "reads only its first block of partials.",
+    "program without a loop, offsets missing pid * BLOCK_SIZE, or a second stage that "
+    "reads only its first block of partials.",
     "tail_not_processed": "the last, partial tile was skipped: the grid must be triton.cdiv(n, BLOCK_SIZE), "
-                          "not n // BLOCK_SIZE.",
+    "not n // BLOCK_SIZE.",
 }
 # Words shared by the exercises that reduce to a sum: what a masked lane loads, how out is reset.
 SUM_WORDS = dict(identity="other=0.0 for a sum", reset="out.zero_() before the launch")

@@ -46,24 +46,40 @@ def _predictions(case: Case, op: Callable[..., torch.Tensor]) -> Predictions:
 
 def elementwise(id, signature, description, hint, op, arity=1) -> Exercise:
     return Exercise(
-        id=id, signature=signature, description=description, hint=hint,
+        id=id,
+        signature=signature,
+        description=description,
+        hint=hint,
         cases=lambda large: vector_cases(large, arity=arity, out_like_input=True),
-        reference=op, compare="elementwise",
-        predictions=lambda case: _predictions(case, op), mistakes=mistakes(MESSAGES, **SUM_WORDS))
+        reference=op,
+        compare="elementwise",
+        predictions=lambda case: _predictions(case, op),
+        mistakes=mistakes(MESSAGES, **SUM_WORDS),
+    )
 
 
 EXERCISES = [
     elementwise(
-        "copy", "copy(x, out)", "out = x: the worked example of notebook 01",
+        "copy",
+        "copy(x, out)",
+        "out = x: the worked example of notebook 01",
         "load a tile with a mask and store it to the same offsets of out.",
-        op=lambda x: x.clone()),
+        op=lambda x: x.clone(),
+    ),
     elementwise(
-        "vector_add", "vector_add(x, y, out)", "out = x + y, one element per lane, any N",
+        "vector_add",
+        "vector_add(x, y, out)",
+        "out = x + y, one element per lane, any N",
         "write the kernel body (offsets, mask, load, add, store) and launch it on a grid of "
         "triton.cdiv(n, BLOCK_SIZE) programs.",
-        op=lambda x, y: x + y, arity=2),
+        op=lambda x, y: x + y,
+        arity=2,
+    ),
     elementwise(
-        "relu", "relu(x, out)", "out = max(x, 0) elementwise, any N",
+        "relu",
+        "relu(x, out)",
+        "out = max(x, 0) elementwise, any N",
         "like vector add with one input: load, tl.maximum(x, 0.0), store.",
-        op=lambda x: x.clamp(min=0)),
+        op=lambda x: x.clamp(min=0),
+    ),
 ]

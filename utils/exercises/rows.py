@@ -26,11 +26,11 @@ from utils.exercises.core import (
 MESSAGES = {
     **TILE_MESSAGES,
     "missing_row_offset": "rows landed in the wrong place: the row index is missing from the input offset "
-                          "(x_ptr + row * stride_row) or from the output (out_ptr + row).",
+    "(x_ptr + row * stride_row) or from the output (out_ptr + row).",
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
-                       "x.stride(1) to the kernel and use both in the offsets (don't assume stride 1).",
+    "x.stride(1) to the kernel and use both in the offsets (don't assume stride 1).",
     "fp16_accumulation": "the fp16 cases fail: the sum was accumulated in fp16, which loses precision and "
-                         "overflows past 65504; convert each tile with .to(tl.float32) before adding.",
+    "overflows past 65504; convert each tile with .to(tl.float32) before adding.",
 }
 
 
@@ -48,8 +48,10 @@ def _row_cases(large: bool) -> list[Case]:
         (4, 4096, "overflow", torch.float16, "contiguous"),  # each row sums to 245760 > fp16 max 65504
     ]
     if large:
-        shapes += [(4096, 4096, "mixed", torch.float16, "contiguous"),
-                   (64, 65536 + 3, "positive", torch.float32, "sliced")]
+        shapes += [
+            (4096, 4096, "mixed", torch.float16, "contiguous"),
+            (64, 65536 + 3, "positive", torch.float32, "sliced"),
+        ]
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(shapes):
         if kind == "overflow":
@@ -84,26 +86,42 @@ def _row_predictions(case: Case) -> Predictions:
 
 def rows(id, signature, description, hint, identity=None) -> Exercise:
     return Exercise(
-        id=id, signature=signature, description=description, hint=hint, cases=_row_cases,
-        reference=lambda x: x.sum(dim=1), compare="sum", predictions=_row_predictions, identity=identity,
+        id=id,
+        signature=signature,
+        description=description,
+        hint=hint,
+        cases=_row_cases,
+        reference=lambda x: x.sum(dim=1),
+        compare="sum",
+        predictions=_row_predictions,
+        identity=identity,
         mistakes=mistakes(MESSAGES, **SUM_WORDS),
-        trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"})
+        trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"},
+    )
 
 
 EXERCISES = [
     rows(
-        "row_sum", "row_sum(x, out)",
+        "row_sum",
+        "row_sum(x, out)",
         "out[r] = sum(x[r, :]) in fp32 for 2-D x of any strides, fp16 or fp32; one program per row",
         "one program per row: loop over the columns in tiles, accumulate .to(tl.float32) into a vector, "
-        "tl.sum after the loop, tl.store(out_ptr + row, ...); pass both strides."),
+        "tl.sum after the loop, tl.store(out_ptr + row, ...); pass both strides.",
+    ),
     rows(
-        "row_sum_atomic", "row_sum_atomic(x, out)",
+        "row_sum_atomic",
+        "row_sum_atomic(x, out)",
         "row_sum with one program per row that ends in one scalar tl.atomic_add instead of a store",
         "reduce acc with tl.sum first, then tl.atomic_add(out_ptr + row, row_total): a scalar pointer with "
-        "a scalar value; zero out on the host before the launch.", identity=0.0),
+        "a scalar value; zero out on the host before the launch.",
+        identity=0.0,
+    ),
     rows(
-        "row_sum_split", "row_sum_split(x, out)",
+        "row_sum_split",
+        "row_sum_split(x, out)",
         "row_sum with several programs per row, each adding its partial with one scalar tl.atomic_add",
         "a 2-D grid (rows, splits): each program sums its chunk of the row, then one "
-        "tl.atomic_add(out_ptr + row, partial); zero out on the host first.", identity=0.0),
+        "tl.atomic_add(out_ptr + row, partial); zero out on the host first.",
+        identity=0.0,
+    ),
 ]

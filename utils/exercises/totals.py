@@ -46,8 +46,9 @@ REDUCTIONS = {
     "sum": Reduction(lambda t: t.sum(), 0.0, (-math.inf, math.inf, 1.0), lambda r, grid: grid * r),
     "max": Reduction(lambda t: t.max(), -math.inf, (0.0, math.inf)),
     "min": Reduction(lambda t: t.min(), math.inf, (0.0, -math.inf)),
-    "logsumexp": Reduction(lambda t: t.logsumexp(0), -math.inf, (0.0, 1.0),
-                           lambda r, grid: r + math.log(grid)),
+    "logsumexp": Reduction(
+        lambda t: t.logsumexp(0), -math.inf, (0.0, 1.0), lambda r, grid: r + math.log(grid)
+    ),
 }
 
 
@@ -56,8 +57,9 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
     x = case.inputs[0].double()
     n = x.numel()
     how = REDUCTIONS[op]
-    out: Predictions = {k: [] for k in
-                        ("wrong_sentinel", "missing_program_offset", "first_tile_only", "tail_not_processed")}
+    out: Predictions = {
+        k: [] for k in ("wrong_sentinel", "missing_program_offset", "first_tile_only", "tail_not_processed")
+    }
     for b in POWERS_OF_TWO:
         grid = -(-n // b)
         first = x[: min(b, n)]
@@ -68,8 +70,9 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
             out["first_tile_only"].append(how.reduce(first))
         if n % b:  # grid n // b; when n < b no program runs: out stays as it was (unwritten),
             kept = (n // b) * b  # or a second stage reduces zero partials to the identity
-            out["tail_not_processed"] += [how.reduce(x[:kept])] if kept else [torch.tensor(UNWRITTEN),
-                                                                              torch.tensor(how.identity)]
+            out["tail_not_processed"] += (
+                [how.reduce(x[:kept])] if kept else [torch.tensor(UNWRITTEN), torch.tensor(how.identity)]
+            )
         # A two-stage kernel whose stage 2 reads only its first block of partials.
         for b2 in POWERS_OF_TWO:
             if b2 < grid:
@@ -92,8 +95,11 @@ def _argmax_cases(large: bool) -> list[Case]:
     if large:
         ties.append((2**22 + 9, "ties"))
         nans.append((2**22 + 11, "nan"))
-    return (vector_cases(large) + extra_cases(ties, seed=800, traits={"ties"})
-            + extra_cases(nans, seed=900, traits={"nan"}))
+    return (
+        vector_cases(large)
+        + extra_cases(ties, seed=800, traits={"ties"})
+        + extra_cases(nans, seed=900, traits={"nan"})
+    )
 
 
 _FLOAT32_INT32_MAX = float(torch.tensor(2**31 - 1, dtype=torch.float32))  # an int32 sentinel stored as fp32
@@ -116,7 +122,11 @@ def _argmax_predictions(case: Case) -> Predictions:
     out: Predictions = {
         "ties_highest_index": [index(positions[-1])],
         "nan_not_maximum": [argmax(torch.where(nan, -math.inf, x))] if nan.any() and not nan.all() else [],
-        "index_within_tile": [], "first_tile_only": [], "tail_not_processed": [], "wrong_sentinel": []}
+        "index_within_tile": [],
+        "first_tile_only": [],
+        "tail_not_processed": [],
+        "wrong_sentinel": [],
+    }
     for b in POWERS_OF_TWO:
         if b < n:  # every program kept its lane's position; the combine picks the lowest of them
             out["index_within_tile"].append(index((positions % b).min()))
@@ -125,8 +135,11 @@ def _argmax_predictions(case: Case) -> Predictions:
         if n % b:
             kept = (n // b) * b  # grid n // b: the partial tile is never read
             # With no partials at all, out is unwritten or holds the combine's starting index.
-            out["tail_not_processed"] += [argmax(x[:kept])] if kept else [
-                torch.tensor(UNWRITTEN), index(0), index(-1), index(n), index(_FLOAT32_INT32_MAX)]
+            out["tail_not_processed"] += (
+                [argmax(x[:kept])]
+                if kept
+                else [torch.tensor(UNWRITTEN), index(0), index(-1), index(n), index(_FLOAT32_INT32_MAX)]
+            )
     if n % max(POWERS_OF_TWO) and (x.max() < 0 or nan.all()):  # other=0.0 (or +inf) past the end wins
         out["wrong_sentinel"].append(index(n))
     return out
@@ -135,69 +148,100 @@ def _argmax_predictions(case: Case) -> Predictions:
 ARGMAX_MESSAGES = {
     **TILE_MESSAGES,
     "ties_highest_index": "among equal maxima a higher index won: torch.argmax returns the lowest, so on a "
-                          "tie keep the lower index (index_a < index_b), in the loop and in the combine. The "
-                          "lowest lane of a tile is not the lowest index once lanes hold indices from "
-                          "several tiles.",
+    "tie keep the lower index (index_a < index_b), in the loop and in the combine. The "
+    "lowest lane of a tile is not the lowest index once lanes hold indices from "
+    "several tiles.",
     "nan_not_maximum": "the cases with a NaN fail: torch.argmax treats NaN as larger than every number and "
-                       "returns the first NaN's index. x > y is False when either is NaN, and tl.max "
-                       "(with or without return_indices) drops NaN: test x != x yourself.",
+    "returns the first NaN's index. x > y is False when either is NaN, and tl.max "
+    "(with or without return_indices) drops NaN: test x != x yourself.",
     "index_within_tile": "out holds the position inside a tile (0 .. BLOCK_SIZE - 1), not in x: keep the "
-                         "global offsets (start + tl.arange(0, BLOCK_SIZE)) as the indices.",
+    "global offsets (start + tl.arange(0, BLOCK_SIZE)) as the indices.",
 }
 ARGMAX_WORDS = dict(identity="other=float('-inf'), the identity of a max", reset="")
-MAX_WORDS = dict(identity="other=float('-inf') for a max",
-                 reset="out.fill_(float('-inf')) before tl.atomic_max")
-MIN_WORDS = dict(identity="other=float('inf') for a min",
-                 reset="out.fill_(float('inf')) before tl.atomic_min")
+MAX_WORDS = dict(
+    identity="other=float('-inf') for a max", reset="out.fill_(float('-inf')) before tl.atomic_max"
+)
+MIN_WORDS = dict(
+    identity="other=float('inf') for a min", reset="out.fill_(float('inf')) before tl.atomic_min"
+)
 
 
 def total(id, signature, description, hint, op, **options) -> Exercise:
     """An exercise that reduces the whole input to out[0] with `op` ("sum", "max" or "min")."""
-    stale = {"sum": lambda expected, garbage: expected + garbage,  # what atomics onto a stale out give
-             "max": lambda expected, garbage: expected.clamp(min=garbage),
-             "min": lambda expected, garbage: expected.clamp(max=garbage)}[op]
+    stale = {
+        "sum": lambda expected, garbage: expected + garbage,  # what atomics onto a stale out give
+        "max": lambda expected, garbage: expected.clamp(min=garbage),
+        "min": lambda expected, garbage: expected.clamp(max=garbage),
+    }[op]
     return Exercise(
-        id=id, signature=signature, description=description, hint=hint,
-        cases=options.pop("cases", vector_cases), reference=lambda x: REDUCTIONS[op].reduce(x).reshape(1),
+        id=id,
+        signature=signature,
+        description=description,
+        hint=hint,
+        cases=options.pop("cases", vector_cases),
+        reference=lambda x: REDUCTIONS[op].reduce(x).reshape(1),
         compare="sum" if op == "sum" else "exact",
-        predictions=lambda case: scalar_predictions(case, op), stale=stale, identity=REDUCTIONS[op].identity,
+        predictions=lambda case: scalar_predictions(case, op),
+        stale=stale,
+        identity=REDUCTIONS[op].identity,
         mistakes=mistakes(TILE_MESSAGES, **{"sum": SUM_WORDS, "max": MAX_WORDS, "min": MIN_WORDS}[op]),
-        **options)
+        **options,
+    )
 
 
 EXERCISES = [
     total(
-        "sum_atomic", "sum_atomic(x, out)", "out[0] = sum(x): tl.sum per program, one tl.atomic_add each",
+        "sum_atomic",
+        "sum_atomic(x, out)",
+        "out[0] = sum(x): tl.sum per program, one tl.atomic_add each",
         "each program loads its tile with other=0.0, reduces it with tl.sum, and does one tl.atomic_add "
-        "into out; zero out on the host first.", op="sum"),
+        "into out; zero out on the host first.",
+        op="sum",
+    ),
     total(
-        "sum_two_stage", "sum_two_stage(x, out)",
+        "sum_two_stage",
+        "sum_two_stage(x, out)",
         "out[0] = sum(x) without atomics: partials to scratch, one program combines them; bit-identical",
         "stage 1 stores one partial per program into a scratch tensor; stage 2 is one program that loops "
-        "over the partials in a fixed order and stores the total.", op="sum", repeats=5),
+        "over the partials in a fixed order and stores the total.",
+        op="sum",
+        repeats=5,
+    ),
     total(
-        "max_single_tile", "max_single_tile(x, out)",
+        "max_single_tile",
+        "max_single_tile(x, out)",
         "out[0] = max(x) with one program holding the whole array (N <= 65536)",
         "one program, BLOCK_SIZE = triton.next_power_of_2(n), other=float('-inf'), tl.max, tl.store.",
-        op="max", cases=_max_single_tile_cases),
+        op="max",
+        cases=_max_single_tile_cases,
+    ),
     total(
-        "max_two_stage", "max_two_stage(x, out)",
+        "max_two_stage",
+        "max_two_stage(x, out)",
         "out[0] = max(x) for any N: partial maxima, then one program",
         "stage 1 stores each program's tl.max into scratch; stage 2, one program, reduces the partials.",
-        op="max"),
+        op="max",
+    ),
     total(
-        "min_two_stage", "min_two_stage(x, out)",
+        "min_two_stage",
+        "min_two_stage(x, out)",
         "out[0] = min(x) for any N: partial minima, then one program",
         "the two-stage max with tl.min, and the identity of a min, other=float('inf'), for masked lanes.",
-        op="min"),
+        op="min",
+    ),
     Exercise(
-        id="argmax", signature="argmax(x, out)",
+        id="argmax",
+        signature="argmax(x, out)",
         description="out[0] = torch.argmax(x) as a float32: the first index of the maximum, NaN counting "
-                    "as the maximum; any N, on several programs",
+        "as the maximum; any N, on several programs",
         hint="each program keeps a running (value, index) per lane with a combine function that puts NaN "
-             "first and the lower index first on ties, and stores its winner to scratch; one program "
-             "combines the partials the same way and stores the index.",
-        cases=_argmax_cases, reference=lambda x: x.argmax().double().reshape(1), compare="exact",
-        predictions=_argmax_predictions, mistakes=mistakes(ARGMAX_MESSAGES, **ARGMAX_WORDS),
-        trait_mistakes={"nan": "nan_not_maximum", "ties": "ties_highest_index"}),
+        "first and the lower index first on ties, and stores its winner to scratch; one program "
+        "combines the partials the same way and stores the index.",
+        cases=_argmax_cases,
+        reference=lambda x: x.argmax().double().reshape(1),
+        compare="exact",
+        predictions=_argmax_predictions,
+        mistakes=mistakes(ARGMAX_MESSAGES, **ARGMAX_WORDS),
+        trait_mistakes={"nan": "nan_not_maximum", "ties": "ties_highest_index"},
+    ),
 ]

@@ -32,51 +32,71 @@ from utils.exercises.totals import REDUCTIONS, scalar_predictions
 MESSAGES = {
     **TILE_MESSAGES,
     "transform_after_reduce": "{transform} was applied after the reduction: apply it to each element inside "
-                              "the reduction operand, {fused}.",
+    "the reduction operand, {fused}.",
     "finish_before_combine": "{finish} was taken per program before the combine, but {finish_rule}: combine "
-                             "the programs' sums first, then take {finish} once (on the host).",
+    "the programs' sums first, then take {finish} once (on the host).",
     "missing_finish": "out holds the combined sum: take {finish} once, after the combine (on the host).",
     "wrong_predicate": "the count is of the wrong elements: count x != 0 (negative values are non-zero; "
-                       "-0.0 == 0 is zero).",
+    "-0.0 == 0 is zero).",
     "exp_overflow": "exp(x) overflowed (x > 88.7) or underflowed (x < -103) in float32: subtract the maximum "
-                    "m first and compute m + log(sum(exp(x - m))).",
+    "m first and compute m + log(sum(exp(x - m))).",
     "max_not_added_back": "the maximum m was subtracted but not added back: logsumexp(x) = m + "
-                          "log(sum(exp(x - m))).",
+    "log(sum(exp(x - m))).",
     "unbiased_variance": "the variance was divided by n - 1: this exercise wants the population variance, "
-                         "divided by n (torch.var(x, correction=0)).",
+    "divided by n (torch.var(x, correction=0)).",
     "std_instead_of_variance": "out[1] holds the standard deviation: store the variance (no sqrt).",
     "outputs_swapped": "out[0] and out[1] are swapped: out[0] is the mean, out[1] the variance.",
     "counted_masked_lanes": "masked lanes were counted as elements: count only offsets < n (for example "
-                            "tl.sum(mask.to(tl.float32))), or divide by n.",
+    "tl.sum(mask.to(tl.float32))), or divide by n.",
     "cancellation": "the variance is wrong only where the mean is large next to the spread: sum(x^2)/n - "
-                    "mean^2 subtracts two nearly equal large numbers and float32 keeps too few digits. "
-                    "Accumulate deviations instead: Welford / Chan's combine, or sums of x - shift with "
-                    "shift close to the mean (x[0] will do).",
+    "mean^2 subtracts two nearly equal large numbers and float32 keeps too few digits. "
+    "Accumulate deviations instead: Welford / Chan's combine, or sums of x - shift with "
+    "shift close to the mean (x[0] will do).",
     "spread_between_tiles": "the variance is too small only where the tiles' means differ (sorted input): "
-                            "merging two partials must add the spread between their means, "
-                            "M2 = M2_a + M2_b + delta^2 * n_a * n_b / (n_a + n_b) with delta = mean_b - "
-                            "mean_a, not just M2_a + M2_b.",
+    "merging two partials must add the spread between their means, "
+    "M2 = M2_a + M2_b + delta^2 * n_a * n_b / (n_a + n_b) with delta = mean_b - "
+    "mean_a, not just M2_a + M2_b.",
 }
-_WORDS = dict(transform="the transform", fused="tl.sum(f(x), axis=0)", finish="the final step",
-              finish_rule="the final step of a sum is not the sum of the final steps")
-_L2 = dict(SUM_WORDS, transform="the square", fused="tl.sum(x * x, axis=0)", finish="the sqrt",
-           finish_rule="sqrt(a) + sqrt(b) != sqrt(a + b)")
+_WORDS = dict(
+    transform="the transform",
+    fused="tl.sum(f(x), axis=0)",
+    finish="the final step",
+    finish_rule="the final step of a sum is not the sum of the final steps",
+)
+_L2 = dict(
+    SUM_WORDS,
+    transform="the square",
+    fused="tl.sum(x * x, axis=0)",
+    finish="the sqrt",
+    finish_rule="sqrt(a) + sqrt(b) != sqrt(a + b)",
+)
 _L1 = dict({**SUM_WORDS, **_WORDS}, transform="the absolute value", fused="tl.sum(tl.abs(x), axis=0)")
 _COUNT = dict({**SUM_WORDS, **_WORDS}, identity="other=0.0, so that a masked lane counts as zero")
-_LOGSUMEXP = dict(_WORDS, identity="other=float('-inf'): exp(-inf) = 0 adds nothing", reset="",
-                  nan_hint="exp(-inf - (-inf)) is NaN. A lane (or program) whose running max is still -inf "
-                           "because it has seen only masked lanes must not subtract it from itself: take one "
-                           "scalar max per tile, or guard with tl.where(m == float('-inf'), ...).")
-_MEAN_VAR = dict({**SUM_WORDS, **_WORDS}, identity="other=0.0, and count only the unmasked lanes",
-                 reset="zero the scratch before the launch",
-                 nan_hint="a count of 0 in a division (a program or tile with no elements), or 0/0 in "
-                          "combining two partials.")
+_LOGSUMEXP = dict(
+    _WORDS,
+    identity="other=float('-inf'): exp(-inf) = 0 adds nothing",
+    reset="",
+    nan_hint="exp(-inf - (-inf)) is NaN. A lane (or program) whose running max is still -inf "
+    "because it has seen only masked lanes must not subtract it from itself: take one "
+    "scalar max per tile, or guard with tl.where(m == float('-inf'), ...).",
+)
+_MEAN_VAR = dict(
+    {**SUM_WORDS, **_WORDS},
+    identity="other=0.0, and count only the unmasked lanes",
+    reset="zero the scratch before the launch",
+    nan_hint="a count of 0 in a division (a program or tile with no elements), or 0/0 in "
+    "combining two partials.",
+)
 
 
 def _scaled_cases(large: bool) -> list[Case]:
     """The vector cases with "large" at 1e15, not 1e20: squares of 1e20 overflow float32 (3.4e38)."""
-    return [Case(c.name.replace("large", "large (1e15)"), (c.inputs[0] * 1e-5,), c.out_shape)
-            if "large" in c.name else c for c in vector_cases(large)]
+    return [
+        Case(c.name.replace("large", "large (1e15)"), (c.inputs[0] * 1e-5,), c.out_shape)
+        if "large" in c.name
+        else c
+        for c in vector_cases(large)
+    ]
 
 
 def _count_cases(large: bool) -> list[Case]:
@@ -95,18 +115,27 @@ def _logsumexp_cases(large: bool) -> list[Case]:
 def _mean_var_cases(large: bool) -> list[Case]:
     # N >= 2 (a variance of one value is 0 either way); "offset" values sit at 1e4 with a spread of 1.
     # In sorted inputs the tiles' means differ, so a merge that drops the spread between them shows.
-    cases = [Case(c.name, c.inputs, (2,), traits=frozenset({"sorted"} if c.name.endswith("scending") else ()))
-             for c in _scaled_cases(large) if c.n > 1]
-    return cases + extra_cases([(1000, "offset"), (4096, "offset"), (2**15 + 3, "offset")], seed=700,
-                               traits={"offset"}, out_shape=(2,))
+    cases = [
+        Case(c.name, c.inputs, (2,), traits=frozenset({"sorted"} if c.name.endswith("scending") else ()))
+        for c in _scaled_cases(large)
+        if c.n > 1
+    ]
+    return cases + extra_cases(
+        [(1000, "offset"), (4096, "offset"), (2**15 + 3, "offset")],
+        seed=700,
+        traits={"offset"},
+        out_shape=(2,),
+    )
 
 
 def _transformed_predictions(case: Case, transform, finish=lambda s: s) -> Predictions:
     """A sum of transform(x) (then `finish` on the host): the sum's mistakes, and the transform's."""
     x = case.inputs[0].double()
     fx = transform(x)
-    out = {code: [finish(v) for v in vals]
-           for code, vals in scalar_predictions(Case(case.name, (fx,), (1,)), "sum").items()}
+    out = {
+        code: [finish(v) for v in vals]
+        for code, vals in scalar_predictions(Case(case.name, (fx,), (1,)), "sum").items()
+    }
     out["missing_finish"] = [fx.sum()]  # e.g. the sum of squares, without the sqrt
     out["transform_after_reduce"] = [finish(transform(x.sum()))]
     out["finish_before_combine"] = []
@@ -161,10 +190,12 @@ def _mean_var_predictions(case: Case) -> Predictions:
     x = case.inputs[0].double()
     n = x.numel()
     mean, var = _mean_var(x)
-    return {"unbiased_variance": [torch.stack([mean, var * n / (n - 1)])],
-            "std_instead_of_variance": [torch.stack([mean, var.sqrt()])],
-            "outputs_swapped": [torch.stack([var, mean])],
-            "counted_masked_lanes": [_mean_var(padded(x, b, 0.0)) for b in POWERS_OF_TWO if n % b]}
+    return {
+        "unbiased_variance": [torch.stack([mean, var * n / (n - 1)])],
+        "std_instead_of_variance": [torch.stack([mean, var.sqrt()])],
+        "outputs_swapped": [torch.stack([var, mean])],
+        "counted_masked_lanes": [_mean_var(padded(x, b, 0.0)) for b in POWERS_OF_TWO if n % b],
+    }
 
 
 def _logsumexp_tolerance(case: Case) -> tuple[float, float]:
@@ -183,50 +214,81 @@ def _mean_var_tolerance(case: Case) -> tuple[torch.Tensor, float]:
     mean = x.mean().item()
     spread = (x - mean).abs().max().item()
     grow = 16 * FP32_EPS * math.sqrt(x.numel() + 1)
-    return torch.tensor([grow * x.abs().max().item(), grow * spread**2 + 64 * FP32_EPS * abs(mean) * spread],
-                        dtype=torch.float64), grow
+    return torch.tensor(
+        [grow * x.abs().max().item(), grow * spread**2 + 64 * FP32_EPS * abs(mean) * spread],
+        dtype=torch.float64,
+    ), grow
 
 
 EXERCISES = [
     Exercise(
-        id="l2_norm", signature="l2_norm(x, out)",
+        id="l2_norm",
+        signature="l2_norm(x, out)",
         description="out[0] = sqrt(sum(x * x)): square inside the reduction, sqrt after the combine",
         hint="square inside the reduction (tl.sum(x * x)), atomically add the partials into zeroed "
-             "scratch, then take the sqrt once on the host.",
-        cases=_scaled_cases, reference=lambda x: (x * x).sum().sqrt().reshape(1), compare="sum",
-        predictions=_l2_predictions, stale=lambda expected, garbage: (expected**2 + garbage).sqrt(),
-        identity=0.0, mistakes=mistakes(MESSAGES, **_L2)),
+        "scratch, then take the sqrt once on the host.",
+        cases=_scaled_cases,
+        reference=lambda x: (x * x).sum().sqrt().reshape(1),
+        compare="sum",
+        predictions=_l2_predictions,
+        stale=lambda expected, garbage: (expected**2 + garbage).sqrt(),
+        identity=0.0,
+        mistakes=mistakes(MESSAGES, **_L2),
+    ),
     Exercise(
-        id="l1_norm", signature="l1_norm(x, out)",
+        id="l1_norm",
+        signature="l1_norm(x, out)",
         description="out[0] = sum(|x|): the L2 norm's shape with tl.abs as the transform and no final step",
         hint="tl.sum(tl.abs(x), axis=0) per program, one tl.atomic_add each into zeroed out.",
-        cases=vector_cases, reference=lambda x: x.abs().sum().reshape(1), compare="sum",
-        predictions=_l1_predictions, identity=0.0, mistakes=mistakes(MESSAGES, **_L1)),
+        cases=vector_cases,
+        reference=lambda x: x.abs().sum().reshape(1),
+        compare="sum",
+        predictions=_l1_predictions,
+        identity=0.0,
+        mistakes=mistakes(MESSAGES, **_L1),
+    ),
     Exercise(
-        id="count_nonzero", signature="count_nonzero(x, out)",
+        id="count_nonzero",
+        signature="count_nonzero(x, out)",
         description="out[0] = the number of elements of x that are not 0 (as a float32, exact below 2^24)",
         hint="sum the predicate, tl.sum((x != 0).to(tl.float32), axis=0), with other=0.0 so that masked "
-             "lanes count as zero.",
-        cases=_count_cases, reference=lambda x: (x != 0).sum().double().reshape(1), compare="exact",
-        predictions=_count_predictions, identity=0.0, mistakes=mistakes(MESSAGES, **_COUNT)),
+        "lanes count as zero.",
+        cases=_count_cases,
+        reference=lambda x: (x != 0).sum().double().reshape(1),
+        compare="exact",
+        predictions=_count_predictions,
+        identity=0.0,
+        mistakes=mistakes(MESSAGES, **_COUNT),
+    ),
     Exercise(
-        id="logsumexp", signature="logsumexp(x, out)",
+        id="logsumexp",
+        signature="logsumexp(x, out)",
         description="out[0] = log(sum(exp(x))), without overflow: m + log(sum(exp(x - m))) with m = max(x)",
         hint="two passes (the max, then the sum of exp(x - max)), or one pass where each program keeps a "
-             "running max m and sum s, rescaling s by exp(m_old - m_new) when m grows.",
-        cases=_logsumexp_cases, reference=lambda x: x.logsumexp(0).reshape(1), compare="sum",
-        predictions=_logsumexp_predictions, stale=lambda expected, garbage: torch.logaddexp(
-            expected, torch.tensor(garbage, dtype=torch.float64)),
-        mistakes=mistakes(MESSAGES, **_LOGSUMEXP), tolerance=_logsumexp_tolerance,
-        trait_mistakes={"extreme": "exp_overflow"}),
+        "running max m and sum s, rescaling s by exp(m_old - m_new) when m grows.",
+        cases=_logsumexp_cases,
+        reference=lambda x: x.logsumexp(0).reshape(1),
+        compare="sum",
+        predictions=_logsumexp_predictions,
+        stale=lambda expected, garbage: torch.logaddexp(expected, torch.tensor(garbage, dtype=torch.float64)),
+        mistakes=mistakes(MESSAGES, **_LOGSUMEXP),
+        tolerance=_logsumexp_tolerance,
+        trait_mistakes={"extreme": "exp_overflow"},
+    ),
     Exercise(
-        id="mean_var", signature="mean_var(x, out)",
+        id="mean_var",
+        signature="mean_var(x, out)",
         description="out[0] = mean(x), out[1] = var(x) (divided by n) for N >= 2, accurate even when the "
-                    "mean is much larger than the spread",
+        "mean is much larger than the spread",
         hint="each program keeps the count, mean and M2 = sum((x - mean)^2) of its tiles, merging tile "
-             "after tile with Chan's rule, and stores them; one program combines the programs' triples "
-             "the same way. Or accumulate sums of (x - shift) with shift = x[0].",
-        cases=_mean_var_cases, reference=_mean_var, compare="sum", predictions=_mean_var_predictions,
-        mistakes=mistakes(MESSAGES, **_MEAN_VAR), tolerance=_mean_var_tolerance,
-        trait_mistakes={"offset": "cancellation", "sorted": "spread_between_tiles"}),
+        "after tile with Chan's rule, and stores them; one program combines the programs' triples "
+        "the same way. Or accumulate sums of (x - shift) with shift = x[0].",
+        cases=_mean_var_cases,
+        reference=_mean_var,
+        compare="sum",
+        predictions=_mean_var_predictions,
+        mistakes=mistakes(MESSAGES, **_MEAN_VAR),
+        tolerance=_mean_var_tolerance,
+        trait_mistakes={"offset": "cancellation", "sorted": "spread_between_tiles"},
+    ),
 ]
