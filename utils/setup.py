@@ -32,8 +32,11 @@ COLAB_COPY = "/content/course"
 if "google.colab" in sys.modules and not os.path.isdir(os.path.join(COLAB_COPY, "utils")):
     REPO = "{COURSE_REPO}"
     subprocess.run(["git", "clone", "--depth=1", "--branch={COURSE_BRANCH}", REPO, COLAB_COPY], check=True)
-ROOT = next(p for p in (os.getcwd(), os.path.dirname(os.getcwd()), COLAB_COPY)
-            if os.path.isfile(os.path.join(p, "utils", "setup.py")))
+ROOT = next(
+    p
+    for p in (os.getcwd(), os.path.dirname(os.getcwd()), COLAB_COPY)
+    if os.path.isfile(os.path.join(p, "utils", "setup.py"))
+)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
