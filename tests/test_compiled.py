@@ -84,3 +84,21 @@ def test_compile_as_launched_specialises_like_a_launch():
     rows = stages(asm)
     assert [row[0] for row in rows][-2:] == ["ptx", "cubin"]
     assert any("copy_kernel" in row[2] for row in rows if row[0] == "ptx")
+
+
+def test_the_course_signature_follows_the_argument_names():
+    import triton
+    import triton.language as tl
+
+    from utils.compiled import course_signature
+
+    @triton.jit
+    def probe_kernel(x_ptr, order_ptr, n, BLOCK_SIZE: tl.constexpr):
+        pass
+
+    assert course_signature(probe_kernel) == {
+        "x_ptr": "*fp32",
+        "order_ptr": "*i64",
+        "n": "i32",
+        "BLOCK_SIZE": "constexpr",
+    }

@@ -54,6 +54,33 @@ def _constants_read(function) -> str:
     return "".join(found)
 
 
+# The course's names for arguments: a pointer ends in _ptr and points to float32, except these.
+POINTER_TYPES = {
+    "order_ptr": "*i64",  # notebook 02's permutation of tiles, from torch.randperm
+    "partial_indices_ptr": "*i32",  # notebook 03's argmax: one index per program
+}
+
+
+def course_signature(kernel) -> dict[str, str]:
+    """Each argument's type by the course's convention, for `compile_for`: a parameter annotated
+    `tl.constexpr` is a constexpr, one named `*_ptr` a float32 pointer (or as POINTER_TYPES says), any
+    other an int32. A launch works the types out from what it is passed; a compile without one cannot."""
+    parameters = inspect.signature(getattr(kernel, "fn", kernel)).parameters
+    return {
+        name: "constexpr"
+        if "constexpr" in str(parameter.annotation)
+        else POINTER_TYPES.get(name, "*fp32")
+        if name.endswith("_ptr")
+        else "i32"
+        for name, parameter in parameters.items()
+    }
+
+
+def compile_kernel(kernel, *, arch: int = 90, num_warps: int = 4, **constexprs) -> dict[str, str | bytes]:
+    """`compile_for` with the course's signature: `compile_kernel(copy_kernel, arch=75, BLOCK_SIZE=1024)`."""
+    return compile_for(kernel, course_signature(kernel), constexprs, arch=arch, num_warps=num_warps)
+
+
 def compile_for(
     kernel,
     signature: dict[str, str],

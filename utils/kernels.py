@@ -40,11 +40,6 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "OP": ["max", "min", "sum", "prod"],
     "COUNT": ["min", "sum"],  # notebook 06: a tile's count by arithmetic, or by a tl.sum
 }
-# Pointer parameters are compiled as float32 pointers, except these, named by the course's convention:
-POINTER_TYPES = {
-    "order_ptr": "*i64",  # notebook 02's permutation of tiles, from torch.randperm
-    "partial_indices_ptr": "*i32",
-}  # notebook 03's argmax: one index per program
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this
 
 # What a notebook's exported cells may use besides each other: the names of its set-up cell. `course` is
@@ -203,20 +198,13 @@ def kernel_module(notebook: str) -> types.ModuleType:
 
 def _compile_all() -> None:
     """Compile every kernel for every architecture in ARCHES; one JSON line per (kernel, arch)."""
-    from utils.compiled import compile_for
+    from utils.compiled import compile_for, course_signature
 
     functions = jit_functions()
     modules = {notebook: kernel_module(notebook) for notebook in sorted({f.notebook for f in functions})}
     for function in filter(lambda f: f.is_kernel, functions):
         kernel = getattr(modules[function.notebook], function.name)
-        signature = {
-            p: "constexpr"
-            if p in function.constexprs
-            else POINTER_TYPES.get(p, "*fp32")
-            if p.endswith("_ptr")
-            else "i32"
-            for p in function.parameters
-        }
+        signature = course_signature(kernel)
         missing = [c for c in function.constexprs if c not in EXAMPLE_CONSTEXPRS]
         choices = [[(c, v) for v in EXAMPLE_CONSTEXPRS.get(c, [])] for c in function.constexprs]
         for arch in ARCHES:
