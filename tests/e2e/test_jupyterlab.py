@@ -14,6 +14,7 @@ Without Chromium or Playwright the test is skipped, unless COURSE_E2E=1 (CI sets
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -36,21 +37,29 @@ ARTIFACTS = Path(os.environ.get("COURSE_ARTIFACTS") or ROOT / "test-artifacts")
 REQUIRED = os.environ.get("COURSE_E2E") == "1"  # CI: a missing browser is a failure, not a skip
 PASSED = r"^{}: all \d+ cases passed \("
 NOT_ATTEMPTED = r"^{}: not attempted yet\. Hint: "
-_CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\w+)["']\s*,\s*(\w+)""")
 
 
 def expected_check_lines(notebook: Path) -> dict[str, list[str]]:
     """What each check cell of `notebook` must print, by cell id, read from the notebook itself.
 
-    A check of a function that the release tool stubbed (`raise NotImplementedError("exercise: fn")`)
-    says "not attempted yet"; any other check, of given code or of a solution, passes. So a new exercise
-    needs no line here.
+    Only checks that are statements of their own are read (`works = check("id", fn)`): one inside a
+    `try` shows a failure on purpose. A check of a function that the release tool stubbed
+    (`raise NotImplementedError("exercise: fn")`) says "not attempted yet"; any other passes. So a new
+    exercise needs no line here.
     """
     nb = nbformat.read(notebook, as_version=4)
     code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
     expected: dict[str, list[str]] = {}
     for cell in nb.cells:
-        for exercise_id, function in _CHECK_CALL.findall(cell.source) if cell.cell_type == "code" else ():
+        if cell.cell_type != "code" or "check(" not in cell.source:
+            continue
+        for statement in ast.parse(cell.source).body:
+            call = (
+                getattr(statement, "value", None) if isinstance(statement, (ast.Assign, ast.Expr)) else None
+            )
+            if not (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "check"):
+                continue
+            exercise_id, function = call.args[0].value, ast.unparse(call.args[1])
             stubbed = f'NotImplementedError("exercise: {function}")' in code
             pattern = (NOT_ATTEMPTED if stubbed else PASSED).format(re.escape(exercise_id))
             expected.setdefault(cell.id, []).append(pattern)
@@ -73,6 +82,7 @@ def test_the_expected_lines_follow_from_the_notebooks():
     assert learner["check-vector-add"] == [NOT_ATTEMPTED.format("vector_add")]
     solution = expected_check_lines(ROOT / "solutions/01_vector_add.ipynb")
     assert solution["check-vector-add"] == [PASSED.format("vector_add")]
+    assert "check-broken-demo" not in learner, "a check inside try shows a failure on purpose"
 
 
 # Without the background-networking flags Chromium keeps dialling Google's services; on a closed network
