@@ -170,7 +170,7 @@ def _tracked_files() -> list[str]:
         files = [name for name in listed.decode().split("\0") if name and (ROOT / name).is_file()]
     except (OSError, subprocess.CalledProcessError):
         files = []
-    return files or [str(p.relative_to(ROOT)) for p in (ROOT / "utils").glob("*.py")]
+    return files or [str(p.relative_to(ROOT)) for p in (ROOT / "utils").rglob("*.py")]
 
 
 @pytest.fixture(scope="module")
