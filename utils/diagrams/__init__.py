@@ -3,7 +3,8 @@ lanes (`tl.arange`, offsets, mask, loaded values), `tile_diagram` how the grid `
 [0, n) into one tile per program, `loop_diagram` how one program walks one row in tiles with `acc` carried
 from trip to trip, `row_tile_diagram` a 2-D tile of several rows reduced along axis=1,
 `reduction_tree_diagram` how `tl.sum` turns one tile into a scalar, and
-`combine_diagram` how the programs' partial sums meet in one output through atomic adds. Each function returns its Figure already closed to pyplot: a cell ending with the
+`combine_diagram` how the programs' partial sums meet in one output through atomic adds. Each function
+returns its Figure already closed to pyplot: a cell ending with the
 call shows it once, and no figure stays open.
 
 The diagrams live in four modules: `style` (the shared look and drawing primitives), `tiles`, `rows`
