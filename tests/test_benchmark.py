@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from benchmarks import run as bench
-from utils.notebooks import ROOT
+from utils.notebooks import ROOT, solution_paths
 
 SOLUTIONS = ROOT / "solutions"
 
@@ -34,7 +34,7 @@ def test_without_a_gpu_it_says_so_in_one_line_and_exits_cleanly():
 
 
 def test_every_solution_notebook_has_a_row():
-    notebooks = {path.stem for path in SOLUTIONS.glob("[0-9][0-9]_*.ipynb")}
+    notebooks = {path.stem for path in solution_paths()}
     assert {row.notebook for row in bench.ROWS} == notebooks
 
 

@@ -20,11 +20,12 @@ import nbformat
 import pytest
 import torch
 
+from utils.notebooks import learner_paths, solution_paths
 from utils.setup import COURSE_BRANCH, COURSE_REPO, SETUP_CELL
 
 ROOT = Path(__file__).resolve().parent.parent
-LEARNER = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
+LEARNER = learner_paths()
+SOLUTIONS = solution_paths()
 BADGE = re.compile(r"\(https://colab\.research\.google\.com/github/([^)\s]+)\)")
 COLAB_COPY = 'COLAB_COPY = "/content/course"'  # where the cell clones to on Colab (cwd there is /content)
 

@@ -7,12 +7,11 @@ import nbformat
 import pytest
 
 from utils.exercises import EXERCISES
+from utils.notebooks import learner_paths, solution_paths
 from utils.setup import SETUP_CELL
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + sorted(
-    (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")
-)
+NOTEBOOKS = learner_paths() + solution_paths()
 SECTIONS = [
     "Mental model",
     "The kernel",

@@ -20,10 +20,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from utils.notebooks import learner_paths, solution_paths
+
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + sorted(
-    (ROOT / "solutions").glob("[0-9][0-9]_*.ipynb")
-)
+NOTEBOOKS = learner_paths() + solution_paths()
 
 _NUMBER = r"(?<![\w^.⁻])\d[\d,]*(?:\.\d+)?"
 _RANGE = rf"{_NUMBER}\s*(?:(?:–|-|to|and)\s*{_NUMBER}\s*)?"

@@ -14,7 +14,7 @@ import pytest
 from nbformat import v4
 
 from utils import reference
-from utils.release import solution_paths
+from utils.notebooks import solution_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 H200 = ROOT / "reference" / "h200"

@@ -35,9 +35,11 @@ from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
+from utils.notebooks import solution_paths
+
 ROOT = Path(__file__).resolve().parent.parent
 # Last notebooks first: they are the slowest, and with two test workers the long runs should start early.
-SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"), reverse=True)
+SOLUTIONS = solution_paths()[::-1]
 CELL_TIMEOUT_S = 600
 INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"  # tests/conftest.py sets it without a GPU
 SEED_CELL = """\

@@ -29,7 +29,8 @@ from pathlib import Path
 
 import nbformat
 
-from utils.release import REPO_ROOT, solution_paths
+from utils.notebooks import ROOT as REPO_ROOT
+from utils.notebooks import solution_paths
 
 REFERENCE_DIR = REPO_ROOT / "reference"
 CELL_TIMEOUT_S = 600

@@ -23,11 +23,13 @@ from pathlib import Path
 
 import nbformat
 
+from utils.notebooks import NOTEBOOK_GLOB, is_triton_jit, solution_paths
+
 BEGIN_MARKER = "### BEGIN SOLUTION"
 END_MARKER = "### END SOLUTION"
 STUB_COMMENT = "# YOUR CODE HERE"
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SOLUTION_GLOB = "[0-9][0-9]_*.ipynb"
+SOLUTION_GLOB = NOTEBOOK_GLOB
 NBFORMAT_VERSION = 4
 
 # Lines that look like a marker but are not exactly one (wrong case, '##', no space...): a typo here
@@ -124,23 +126,6 @@ def _statements(tree: ast.Module):
     yield from visit(tree, ())
 
 
-def _dotted_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted_name(node.value)}.{node.attr}"
-    return ""
-
-
-def _is_triton_kernel(function: _Function) -> bool:
-    """True for ``@triton.jit``, ``@jit`` and ``@triton.jit(...)``, also below other decorators."""
-    for decorator in function.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        if _dotted_name(target) in ("triton.jit", "jit"):
-            return True
-    return False
-
-
 def _sentinel(index: int) -> str:
     return f"__release_region_{index}__"
 
@@ -213,7 +198,7 @@ def _stub_cell_source(source: str, cell_index: int) -> str:
                 )
         stubbed += lines[position : region.begin]
         stubbed.append(region.indent + STUB_COMMENT)
-        if _is_triton_kernel(function):
+        if is_triton_jit(function):
             stubbed.append(region.indent + "pass")
         else:
             stubbed.append(region.indent + f'raise NotImplementedError("exercise: {function.name}")')
@@ -266,11 +251,6 @@ def read_solution(path: Path, root: Path = REPO_ROOT) -> nbformat.NotebookNode:
                 "would get random ones; open and save it in Jupyter (or run nbformat.validator.normalize)"
             )
     return nbformat.reads(text, as_version=NBFORMAT_VERSION)
-
-
-def solution_paths(root: Path = REPO_ROOT) -> list[Path]:
-    """Every ``solutions/NN_*.ipynb`` under ``root``, sorted."""
-    return sorted((root / "solutions").glob(SOLUTION_GLOB))
 
 
 def learner_notebooks(
