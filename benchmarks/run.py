@@ -41,11 +41,17 @@ class Row:
     """One line of the benchmark: a course function, its torch counterpart, and how to feed both."""
 
     name: str
-    notebook: str  # where the course function is taught
-    function: str  # its name in that notebook
+    function: str  # a host function that one solution notebook exports (see utils.kernels)
     torch_fn: Callable  # (inputs, out) -> the same result computed by torch
     # (n, device) -> (inputs, out); by default one vector of n floats and a 1-element out
     make: Callable | None = None
+
+    @property
+    def notebook(self) -> str:
+        """Where the function is taught: the notebook whose exported cells define it."""
+        from utils.kernels import exporting_notebook
+
+        return exporting_notebook(self.function)
 
     def prepare(self, n: int, device: str):
         return self.make(n, device) if self.make is not None else vector(n, device)
@@ -76,43 +82,38 @@ def rows_of(columns):
 ROWS = [
     Row(
         "copy (elementwise)",
-        "01_vector_add",
         "copy",
         lambda i, out: out.copy_(i[0]),
         make=lambda n, d: ((torch.rand(n, device=d),), torch.empty(n, device=d)),
     ),
     Row(
         "vector add (elementwise)",
-        "01_vector_add",
         "vector_add",
         lambda i, out: torch.add(*i, out=out),
         make=lambda n, d: ((torch.rand(n, device=d), torch.rand(n, device=d)), torch.empty(n, device=d)),
     ),
-    Row("sum, persistent + atomics", "02_sum_atomics", "sum_persistent", lambda i, out: i[0].sum()),
-    Row("sum, two-stage", "02_sum_atomics", "sum_two_stage", lambda i, out: i[0].sum()),
-    Row("max, two-stage", "03_max", "max_two_stage", lambda i, out: i[0].amax()),
-    Row("min, two-stage", "03_max", "min_two_stage", lambda i, out: i[0].amin()),
-    Row("L2 norm", "04_l2_norm", "l2_norm_fast", lambda i, out: torch.linalg.vector_norm(i[0])),
-    Row("L1 norm", "04_l2_norm", "l1_norm_fast", lambda i, out: torch.linalg.vector_norm(i[0], 1)),
-    Row("count non-zeros", "04_l2_norm", "count_nonzero_fast", lambda i, out: torch.count_nonzero(i[0])),
-    Row("logsumexp", "06_numerics", "logsumexp_online", lambda i, out: torch.logsumexp(i[0], 0)),
+    Row("sum, persistent + atomics", "sum_persistent", lambda i, out: i[0].sum()),
+    Row("sum, two-stage", "sum_two_stage", lambda i, out: i[0].sum()),
+    Row("max, two-stage", "max_two_stage", lambda i, out: i[0].amax()),
+    Row("min, two-stage", "min_two_stage", lambda i, out: i[0].amin()),
+    Row("L2 norm", "l2_norm_fast", lambda i, out: torch.linalg.vector_norm(i[0])),
+    Row("L1 norm", "l1_norm_fast", lambda i, out: torch.linalg.vector_norm(i[0], 1)),
+    Row("count non-zeros", "count_nonzero_fast", lambda i, out: torch.count_nonzero(i[0])),
+    Row("logsumexp", "logsumexp_online", lambda i, out: torch.logsumexp(i[0], 0)),
     Row(
         "mean and variance",
-        "06_numerics",
         "mean_var",
         lambda i, out: torch.stack(torch.var_mean(i[0], correction=0)[::-1]),
         make=lambda n, d: vector(n, d, out_size=2),
     ),
     Row(
         "row sum, 4096 columns",
-        "05_row_sum",
         "row_sum_best",
         lambda i, out: i[0].sum(dim=1),
         make=rows_of(4096),
     ),
     Row(
         "row sum, 256 columns",
-        "05_row_sum",
         "row_sum_best",
         lambda i, out: i[0].sum(dim=1),
         make=rows_of(256),

@@ -68,3 +68,11 @@ def test_a_notebook_without_exports_says_how_to_add_them(tmp_path, monkeypatch):
 def test_an_unknown_notebook_is_named():
     with pytest.raises(ValueError, match="solutions/99_nothing.ipynb"):
         load("99_nothing")
+
+
+def test_a_function_is_found_in_the_notebook_that_exports_it():
+    from utils.kernels import exporting_notebook
+
+    assert exporting_notebook("row_sum_best") == "05_row_sum"
+    with pytest.raises(ExportError, match="in no notebook"):
+        exporting_notebook("no_such_function")

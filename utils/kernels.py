@@ -143,6 +143,26 @@ def exported_source(notebook: str) -> str:
     return PRELUDE + "".join(f"\n\n# --- cell {cell.id!r}\n{cell.source}\n" for cell in cells)
 
 
+def exporting_notebook(function: str) -> str:
+    """The one solution notebook whose exported cells define `function` at the top level ("05_row_sum")."""
+    found = [
+        path.stem
+        for path in solution_paths()
+        for cell in code_cells(path)
+        if is_exported(cell)
+        and any(
+            isinstance(node, ast.FunctionDef) and node.name == function
+            for node in ast.parse(cell.source).body
+        )
+    ]
+    if len(found) != 1:
+        where = f"in {', '.join(found)}" if found else "in no notebook"
+        raise ExportError(
+            f"{function} must be defined by exactly one notebook's exported cells; it is {where}"
+        )
+    return found[0]
+
+
 def load(notebook: str) -> types.ModuleType:
     """The notebook's exported cells as a module (see this module's docstring)."""
     source = exported_source(notebook)
