@@ -16,6 +16,7 @@ from utils.diagrams.style import (
     MONO_CHAR_W,
     arrow,
     draw_box,
+    draw_notes,
     elided,
     fmt,
     is_power_of_two,
@@ -197,17 +198,7 @@ def reduction_tree_diagram(values, *, num_warps=None, threads_per_warp=32, ax=No
                 linespacing=1.1,
                 **{**LABEL_FONT, "size": 9},
             )
-    for i, note in enumerate(notes):
-        ax.text(
-            width / 2,
-            caption_h - 0.1 - (i + 0.5) * line_h,
-            note,
-            ha="center",
-            va="center",
-            color=MASKED_TEXT_COLOR,
-            gid="note",
-            **LABEL_FONT,
-        )
+    draw_notes(ax, notes, width / 2, caption_h, line_h)
     return fig
 
 

@@ -16,6 +16,7 @@ from utils.diagrams.style import (
     cdiv,
     check_block_size,
     draw_box,
+    draw_notes,
     fmt,
     new_axes,
     program_color,
@@ -84,17 +85,7 @@ def loop_diagram(row, block_size, *, ax=None, title=None):
         color = "white" if gid == "acc" else program_color(0)
         for lane, (text, is_masked) in enumerate(zip(texts_, masked, strict=True)):
             draw_box(ax, label_w + lane * step, y, text, color=color, masked=is_masked, gid=gid, size=size)
-    for i, note in enumerate(notes):
-        ax.text(
-            width / 2,
-            caption_h - 0.1 - (i + 0.5) * line_h,
-            note,
-            ha="center",
-            va="center",
-            color=MASKED_TEXT_COLOR,
-            gid="note",
-            **LABEL_FONT,
-        )
+    draw_notes(ax, notes, width / 2, caption_h, line_h)
     return fig
 
 
@@ -191,15 +182,5 @@ def row_tile_diagram(x, block_rows, block_size, pid=0, *, ax=None, title=None):
             gid="partial",
             size=value_size([partial]) if in_rows else 8,
         )
-    for i, note in enumerate(notes):
-        ax.text(
-            width / 2,
-            caption_h - 0.1 - (i + 0.5) * line_h,
-            note,
-            ha="center",
-            va="center",
-            color=MASKED_TEXT_COLOR,
-            gid="note",
-            **LABEL_FONT,
-        )
+    draw_notes(ax, notes, width / 2, caption_h, line_h)
     return fig

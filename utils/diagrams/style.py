@@ -69,6 +69,21 @@ def draw_box(ax, x, y, text, *, color=None, masked=False, w=BOX_W, h=BOX_H, gid=
         )
 
 
+def draw_notes(ax, notes, center_x, caption_h, line_h) -> None:
+    """The grey notes under a diagram, one per line, centred on `center_x`, tagged "note"."""
+    for i, note in enumerate(notes):
+        ax.text(
+            center_x,
+            caption_h - 0.1 - (i + 0.5) * line_h,
+            note,
+            ha="center",
+            va="center",
+            color=MASKED_TEXT_COLOR,
+            gid="note",
+            **LABEL_FONT,
+        )
+
+
 def new_axes(ax, width, height, title, lines=()):
     """Axes showing data [0, width] x [0, height] centred, without frame. When ax is None: a new figure
     sized to the drawing, widened (drawing centred) so that the title and text `lines` fit."""

@@ -19,6 +19,7 @@ from utils.diagrams.style import (
     cdiv,
     check_block_size,
     draw_box,
+    draw_notes,
     elided,
     fmt,
     new_axes,
@@ -151,17 +152,7 @@ def lane_diagram(x, block_size, pid=0, other=0.0, *, transform=None, ax=None, ti
                     gid=name,
                     size=size,
                 )
-    for i, note in enumerate(notes):
-        ax.text(
-            (label_w + len(columns) * step) / 2,
-            caption_h - 0.1 - (i + 0.5) * line_h,
-            note,
-            ha="center",
-            va="center",
-            color=MASKED_TEXT_COLOR,
-            gid="note",
-            **LABEL_FONT,
-        )
+    draw_notes(ax, notes, (label_w + len(columns) * step) / 2, caption_h, line_h)
     return fig
 
 
