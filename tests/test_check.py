@@ -112,6 +112,25 @@ def test_triton_error_is_shown_and_chained():
     assert str(cause).splitlines()[0] in str(excinfo.value)
 
 
+def test_a_tile_sent_to_a_scalar_pointer_points_to_notebook_05():
+    # Raised by the interpreter here and by the compiler on a GPU, in words that differ by version.
+    from tests.submissions.row_sum_split import row_sum_split_vector_atomic
+
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("row_sum_split", row_sum_split_vector_atomic)
+    assert excinfo.value.diagnoses == ["exception"]
+    assert "tl.sum(acc, axis=0)" in str(excinfo.value) and "notebook 05" in str(excinfo.value)
+
+
+def test_an_error_the_course_does_not_teach_gets_no_hint():
+    def relu(x, out):
+        raise ValueError("something else entirely")
+
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("relu", relu)
+    assert "notebook 05" not in str(excinfo.value) and "tl.constexpr" not in str(excinfo.value)
+
+
 def test_unknown_exercise_id_is_rejected():
     with pytest.raises(ValueError, match="unknown exercise"):
         check("no_such_exercise", lambda x, out: None)

@@ -18,6 +18,7 @@ How mistakes become visible, on the GPU and in the interpreter alike, without Tr
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 
@@ -160,8 +161,41 @@ def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     return torch.equal(a, b) or (a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all()))
 
 
+# Errors the course teaches, recognised by what Triton says (the error and its causes, any version), and
+# the sentence that points the learner to where the notebooks explain them.
+_ERROR_HINTS = [
+    (
+        r"Value argument cannot be block type if pointer argument is not a block|tt\.atomic_rmw|"
+        r"cannot reshape array of size \d+ into shape \(1,\)|error encountered during parsing",
+        "If the line above (or the compiler's output before this report) names tt.atomic_rmw or a block "
+        "value: a tile of values went to a scalar pointer, e.g. tl.atomic_add(out_ptr + row, acc) with acc "
+        "a tile. Reduce the tile first, tl.atomic_add(out_ptr + row, tl.sum(acc, axis=0)), or make the "
+        "pointer a tile too; notebook 05's section on the tt.atomic_rmw error shows both fixes.",
+    ),
+    (
+        r"Cannot access global variable",
+        "A kernel read a plain Python global, which the GPU compiler refuses (the interpreter does not): "
+        "use a literal, or a tl.constexpr global (NEG = tl.constexpr(float('-inf'))); notebook 01's "
+        "'The interpreter is not a GPU' shows it.",
+    ),
+]
+
+
+def _error_text(error: BaseException) -> str:
+    """The error's text and its causes' (Triton wraps the compiler's message in its own exception)."""
+    texts, seen = [], set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        texts.append(str(current))
+        current = current.__cause__ or current.__context__
+    return "\n".join(texts)
+
+
 def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
     text = f"{exercise.id}: your code raised {type(error).__name__} on case '{case.name}':\n    {error}"
+    said = _error_text(error)
+    text += "".join(f"\n{hint}" for pattern, hint in _ERROR_HINTS if re.search(pattern, said))
     if "has no len()" in str(error) or "not iterable" in str(error) and "grid" in str(error):
         text += "\nA launch grid is a tuple, even with one entry: kernel[(triton.cdiv(n, BLOCK_SIZE),)](...)."
     if "illegal memory access" in str(error) or "misaligned address" in str(error):
