@@ -4,7 +4,7 @@
   utils.notebooks), run in order as one module after a prelude that stands in for the set-up cell. So
   the benchmark and the tests run the notebook's own tuned kernels and host functions, not copies. The
   contract is the tag, nothing is guessed: a name that an exported cell reads but no exported cell
-  defines fails here, naming itself and the cell, instead of surfacing later as a NameError.
+  defines fails here, naming itself and the function that reads it, not later as a NameError.
 - `jit_functions()` lists every `@triton.jit` function of `solutions/`, exported or not, and
   `python -m utils.kernels --compile` compiles each one for sm_75 (Colab's T4) and sm_90 without a GPU,
   printing one JSON line per kernel and architecture (tests/test_kernels_compile.py reads them).
