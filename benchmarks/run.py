@@ -358,29 +358,15 @@ def main(argv=None) -> int:
     rows = [r for r in rows if r.name not in wrong]
     ns = sizes(args.quick, torch.cuda.mem_get_info()[0])
     results, copy = measure(rows, functions, ns, device)
+    from utils.setup import gpu_driver
+
     properties = torch.cuda.get_device_properties(0)
     title = (
-        f"{versions()}, driver {_driver_version()}, {properties.multi_processor_count} SMs, "
+        f"{versions()}, driver {gpu_driver()}, {properties.multi_processor_count} SMs, "
         f"{date.today().isoformat()}"
     )
     report(rows, ns, results, copy, title, args.out)
     return 0
-
-
-def _driver_version() -> str:
-    """The NVIDIA driver's version, as nvidia-smi reports it."""
-    import subprocess
-
-    try:
-        done = subprocess.run(
-            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-        return done.stdout.strip().splitlines()[0] if done.returncode == 0 else "unknown"
-    except (OSError, subprocess.TimeoutExpired, IndexError):
-        return "unknown"
 
 
 if __name__ == "__main__":
