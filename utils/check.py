@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
 import torch
 
 from utils.diagnose import Run, agree, close, correct, diagnose
@@ -268,4 +269,26 @@ def _failure_report(exercise: Exercise, runs: list[Run], failing: list[Run], cod
     passed_line = f"\nPassed: {'; '.join(passed)}" if passed else ""
     mistakes = [exercise.mistakes[code].message for code in codes]
     advice = "Likely mistake: " + mistakes[0] + "".join(f"\n    or: {m}" for m in mistakes[1:])
+    if codes == ["wrong_values"]:
+        advice += "\n" + _smallest_case(exercise, failing)
     return f"{exercise.id}: {len(failing)} of {len(runs)} cases wrong.\n{table}{more}{passed_line}\n{advice}"
+
+
+def _smallest_case(exercise: Exercise, failing: list[Run]) -> str:
+    """The failing case with the fewest input elements, in full (numpy's summary past 64 elements)."""
+    run = min(failing, key=lambda r: (sum(x.numel() for x in r.case.inputs), failing.index(r)))
+
+    def show(t: torch.Tensor) -> str:
+        text = np.array2string(t.double().numpy(), precision=7, threshold=64, edgeitems=4, separator=", ")
+        return text.replace("\n", "\n" + " " * 13)
+
+    names = exercise.signature.split("(", 1)[1].rstrip(")").split(", ")[:-1]  # the inputs, without out
+    lines = [f"The smallest failing case in full, '{run.case.name}', to reason about by hand:"]
+    for name, x in zip(names, run.case.inputs):
+        lines.append(f"  {name:<9}= {show(x)}")
+    lines.append(f"  {'expected':<9}= {show(run.expected.reshape(run.case.out_shape))}")
+    lines.append(f"  {'got':<9}= {show(run.result.reshape(run.case.out_shape))}")
+    if run.result.numel() > 0 and bool((run.result == run.garbage).any()):
+        held = _fmt(run.garbage)
+        lines.append(f"  (out held {held} before the call: elements still equal to it were never written)")
+    return "\n".join(lines)

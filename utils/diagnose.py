@@ -69,7 +69,7 @@ def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor,
     elif exercise.compare == "sum":
         atol, rtol = exercise.tolerance(case)  # atol: one number, or one per element of out
         atol = torch.as_tensor(atol, dtype=torch.float64).reshape(-1)
-        atol = atol.expand(got.numel()).reshape(got.shape) if atol.numel() > 1 else atol[0]
+        atol = atol if atol.numel() > 1 else atol[0]  # one per element of out: out's last (only) axis
         close = (got - want).abs() <= atol + slack + rtol * want.abs()
     else:  # Exercise checks this when it is made; a new kind of comparison must be added here
         raise ValueError(f"exercise {exercise.id!r}: no comparison {exercise.compare!r}")
@@ -92,29 +92,42 @@ def correct(exercise: Exercise, run: Run) -> bool:
     return close(exercise, run.case, run.result, run.expected) and run.canaries_intact and run.inputs_intact
 
 
-def explains(exercise: Exercise, run: Run, prediction: torch.Tensor, slack=0.0) -> bool:
+def explains(exercise: Exercise, run: Run, prediction: torch.Tensor | None, slack=0.0) -> bool:
     """Does a predicted wrong result match what the learner's kernel produced?
 
-    Elements a prediction marks UNWRITTEN (utils.exercises.core) must still hold the garbage, or the
-    exercise's identity where the host reset out first (0 for a sum, -inf for a max).
+    `prediction` holds one or more alternatives, shape (alternatives, out.numel()) (utils.exercises.core);
+    it matches when any of them does. Elements an alternative marks UNWRITTEN must still hold the
+    garbage, or the exercise's identity where the host reset out first (0 for a sum, -inf for a max).
+    None, no prediction, is the right answer: it explains no failing run.
     """
-    from utils.exercises.core import is_unwritten
+    if prediction is None:
+        return False
+    result = run.result.reshape(-1)
+    alternatives = prediction.double().reshape(-1, result.numel())
+    unwritten = alternatives.isnan()  # UNWRITTEN is NaN (utils.exercises.core)
+    left_as_garbage = ((result == run.garbage) | ~unwritten).all(dim=1)
+    left_as_reset = ((result == exercise.identity) | ~unwritten).all(dim=1)
+    left = left_as_garbage | (left_as_reset if exercise.identity is not None else False)
+    written = agree(exercise, run.case, result.expand_as(alternatives), alternatives, slack=slack) | unwritten
+    return bool((left & written.all(dim=1)).any())
 
-    prediction = prediction.double().reshape(run.result.shape)
-    unwritten = is_unwritten(prediction)
-    if unwritten.any():
-        left = run.result[unwritten]
-        reset = exercise.identity is not None and bool((left == exercise.identity).all())
-        if not (bool((left == run.garbage).all()) or reset):
-            return False
-    return bool((agree(exercise, run.case, run.result, prediction, slack=slack) | unwritten).all())
+
+def consistent(exercise: Exercise, run: Run, prediction: torch.Tensor | None) -> bool:
+    """Does a passing run leave room for the mistake? Yes where it would not have shown (no prediction),
+    or where one of its alternatives is what the run produced."""
+    return prediction is None or explains(exercise, run, prediction)
 
 
 def diagnose(
     exercise: Exercise, runs: list[Run], failing: list[Run], rerun: Callable[[Run], Run]
 ) -> list[str]:
     """The mistake codes that explain the failing runs; `rerun(run)` runs a case again with other poison
-    around the input (to tell a read past the end from any other wrong value)."""
+    around the input (to tell a read past the end from any other wrong value).
+
+    The consistency rule: a mistake is named only if one form of it (one variant: a learner's kernel
+    makes its mistake the same way every time) explains every failing case and contradicts no passing
+    one. Every mistake that passes is named; with none, the report shows the smallest failing case.
+    """
     codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]  # the likely cause: first
     if all(run.untouched for run in runs):
         returned = any(run.returned is not None for run in runs)
@@ -130,39 +143,58 @@ def diagnose(
         ):
             codes.append(code)
     wrong_values = [run for run in failing if not close(exercise, run.case, run.result, run.expected)]
+    if not wrong_values:
+        return codes or ["wrong_values"]
+
+    def stale(run: Run, results: torch.Tensor) -> torch.Tensor:
+        return exercise.stale(results.double(), run.garbage)
+
+    def as_prediction(run: Run, result: torch.Tensor) -> torch.Tensor:
+        return result.double().reshape(1, -1)
+
     # Stale results may be NaN (the sqrt of a negative garbage plus a sum): compare them NaN for NaN.
-    stale_alone = bool(wrong_values) and all(
-        close(
-            exercise,
-            run.case,
-            run.result,
-            exercise.stale(run.expected, run.garbage).double().reshape(run.result.shape),
-            equal_nan=True,
-            slack=stale_slack(run),
+    def stale_explains(run: Run, results: torch.Tensor) -> bool:
+        stale_results = stale(run, results).reshape(-1, run.result.numel())
+        return any(
+            close(exercise, run.case, run.result.reshape(-1), r, equal_nan=True, slack=stale_slack(run))
+            for r in stale_results
         )
-        for run in wrong_values
-    )
+
+    # Out not reset: every case, passing ones too, is what atomics onto the garbage give.
+    stale_alone = all(stale_explains(run, as_prediction(run, run.expected)) for run in wrong_values + passing)
     if stale_alone:
         codes.append("stale_out")
-    predictions = [exercise.predictions(run.case) for run in wrong_values]
-    for code in sorted({code for p in predictions for code in p}):
-        if not wrong_values:
-            break
-        if all(
-            any(explains(exercise, run, guess) for guess in p.get(code, []))
-            for run, p in zip(wrong_values, predictions)
-        ):
+    predictions = {id(run): exercise.predict(run.case) for run in wrong_values + passing}
+    for code in sorted({code for p in predictions.values() for code in p}):
+        variants = {v for p in predictions.values() for v in p.get(code, {})}
+
+        def guess(run: Run, variant, code=code) -> torch.Tensor | None:
+            return predictions[id(run)].get(code, {}).get(variant)
+
+        alone = any(
+            all(explains(exercise, run, guess(run, v)) for run in wrong_values)
+            and all(consistent(exercise, run, guess(run, v)) for run in passing)
+            for v in variants
+        )
+        if alone:
             codes += [code] if code not in codes else []
-        elif not stale_alone and all(
-            any(
-                explains(exercise, run, exercise.stale(guess.double(), run.garbage), stale_slack(run))
-                for guess in [run.expected, *p.get(code, [])]
-            )
-            for run, p in zip(wrong_values, predictions)
+            continue
+        if stale_alone:
+            continue
+
+        def with_stale(run: Run, variant) -> bool:  # this mistake where it shows, on top of a stale out
+            guesses = as_prediction(run, run.expected)
+            if guess(run, variant) is not None:
+                guesses = torch.cat([guesses, guess(run, variant)])
+            return stale_explains(run, guesses)
+
+        if any(
+            all(with_stale(run, v) for run in wrong_values) and all(with_stale(run, v) for run in passing)
+            for v in variants
         ):
             # Two mistakes at once: this one (where it shows), plus out not reset before the atomics.
             codes += [c for c in ("stale_out", code) if c not in codes]
-    if wrong_values and not codes:
+    if not codes:
         first = wrong_values[0]
         again = rerun(first)
         if not close(exercise, first.case, first.result, again.result, equal_nan=True):

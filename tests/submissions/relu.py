@@ -88,6 +88,6 @@ CORRECT = [relu, relu_where]
 WRONG = [
     (relu_no_store_mask, "out_of_bounds_write"),
     (relu_missing_kernel_argument, "exception"),
-    (relu_stores_into_x, "not_written"),
+    (relu_stores_into_x, ("input_modified", "not_written")),
     (relu_flipped_condition, "wrong_values"),
 ]

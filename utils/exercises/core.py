@@ -8,12 +8,18 @@ only what several families share.
 A prediction is what a mistake *would* have produced on a case, computed in float64 from the case's
 inputs. An element that the mistake never writes is marked `UNWRITTEN`: the checker then expects it to
 still hold out's initial garbage (or the exercise's identity, where the host resets out first).
+
+Predictions are keyed by variant: the form the mistake takes in one learner's code (a block size, a
+block size and a padding value, a grid of programs). A learner's kernel makes its mistake the same way on
+every case, so utils.diagnose names a mistake only when one variant explains every failing case and
+contradicts no passing one. A variant missing from a case's predictions means: in that form, the
+mistake leaves that case right (a wrong `other=` changes nothing when no lane is masked).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
@@ -22,15 +28,47 @@ import torch
 from utils.diagnose import ENGINE_MISTAKES
 
 FP32_EPS = torch.finfo(torch.float32).eps
-# Block sizes a learner might have picked, 16 .. 65536, tried for every N: even N = 1 matters, since
+# Block sizes a learner might have picked, 1 .. 65536, tried for every N: even N = 1 matters, since
 # BLOCK_SIZE = 1024 leaves it 1023 masked lanes.
-POWERS_OF_TWO = [2**k for k in range(4, 17)]
+POWERS_OF_TWO = [2**k for k in range(17)]
 # In a prediction: "this element was never written".
 UNWRITTEN = math.nan
 
 Layout = Literal["contiguous", "transposed", "sliced"]  # how a 2-D input is laid out in memory
 Compare = Literal["elementwise", "sum", "exact"]  # how a result is judged against the reference
-Predictions = dict[str, list[torch.Tensor]]  # mistake code -> the results it could have produced
+Variant = Hashable  # the form a mistake takes: a block size, (block size, padding), a name, None
+# mistake code -> variant -> what it produces: a tensor of shape (alternatives, out.numel()), float64. A
+# variant may give several alternatives on one case, e.g. which program's store survived a race.
+Predictions = dict[str, dict[Variant, torch.Tensor]]
+
+
+def block_variants(predictions: Predictions, length: int) -> Predictions:
+    """Predictions made for a block size b (variant b, or a tuple (b, ...)) under both ways a learner sets
+    BLOCK_SIZE: a constant b, or triton.next_power_of_2(length) capped at some power of two (the only
+    way for a single tile). `length` is what the block tiles: N, or the number of columns."""
+    fitted = 1 << max(length - 1, 0).bit_length()  # triton.next_power_of_2(length)
+    out: Predictions = {}
+    for code, variants in predictions.items():
+        out[code] = {}
+        for variant, results in variants.items():
+            if isinstance(variant, int):
+                variant = (variant,)
+            if not (isinstance(variant, tuple) and variant and isinstance(variant[0], int)):
+                out[code][variant] = results  # not a block size
+                continue
+            b, rest = variant[0], variant[1:]
+            out[code][("BLOCK_SIZE", b, *rest)] = results
+            for cap in POWERS_OF_TWO:
+                if min(fitted, cap) == b:
+                    out[code][("BLOCK_SIZE = min(next_power_of_2(n), cap)", cap, *rest)] = results
+    return out
+
+
+def predict(predictions: Predictions, code: str, variant: Variant, *results) -> None:
+    """Record that mistake `code`, in form `variant`, may produce any of `results` (tensors or numbers)."""
+    rows = torch.stack([torch.as_tensor(r, dtype=torch.float64).reshape(-1) for r in results])
+    earlier = predictions.setdefault(code, {}).get(variant)
+    predictions[code][variant] = rows if earlier is None else torch.cat([earlier, rows])
 
 
 def unwritten(like: torch.Tensor) -> torch.Tensor:
@@ -124,6 +162,10 @@ class Exercise:
     # trait -> mistake code, named when exactly the cases with that trait fail (see Case.traits).
     trait_mistakes: Mapping[str, str] = field(default_factory=dict)
 
+    def predict(self, case: Case) -> Predictions:
+        """What each mistake would give on `case`, by variant (see utils.exercises.core)."""
+        return block_variants(self.predictions(case), case.inputs[0].shape[-1])
+
     def __post_init__(self):
         if self.compare not in get_args(Compare):
             raise ValueError(
@@ -207,6 +249,7 @@ def vector_sizes(large: bool) -> list[tuple[int, str]]:
         (2**15 + 3, "mixed"),
         (2**15 + 2000, "ascending"),
         (2**15 + 1000, "descending"),
+        (2**16, "negative"),  # a multiple of every block size: no lane is ever masked
     ]
     if large:
         sizes += [(2**20, "positive"), (2**22 + 7, "mixed")]
@@ -252,6 +295,10 @@ TILE_MESSAGES = {
     "reads only its first block of partials.",
     "tail_not_processed": "the last, partial tile was skipped: the grid must be triton.cdiv(n, BLOCK_SIZE), "
     "not n // BLOCK_SIZE.",
+    "store_race": "out holds one program's partial, not all of them combined: several programs wrote the "
+    "same element with a plain tl.store, and only the last writer's value survives. Combine "
+    "them with an atomic (into an out reset before the launch), or store one partial per "
+    "program to scratch and reduce the partials in a second stage.",
 }
 # Words shared by the exercises that reduce to a sum: what a masked lane loads, how out is reset.
 SUM_WORDS = dict(identity="other=0.0 for a sum", reset="out.zero_() before the launch")

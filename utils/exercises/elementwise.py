@@ -18,11 +18,16 @@ from utils.exercises.core import (
     Exercise,
     Predictions,
     mistakes,
+    predict,
     unwritten,
     vector_cases,
 )
 
-MESSAGES = {code: TILE_MESSAGES[code] for code in ("missing_program_offset", "tail_not_processed")}
+MESSAGES = {
+    **{code: TILE_MESSAGES[code] for code in ("missing_program_offset", "tail_not_processed")},
+    "first_tile_only": "only the first tile of out was written: a grid of one program, (1,), where it "
+    "must be (triton.cdiv(n, BLOCK_SIZE),).",
+}
 
 
 def _prefix_written(full: torch.Tensor, k: int) -> torch.Tensor:
@@ -32,15 +37,16 @@ def _prefix_written(full: torch.Tensor, k: int) -> torch.Tensor:
 
 
 def _predictions(case: Case, op: Callable[..., torch.Tensor]) -> Predictions:
-    """Which prefix of out got written."""
+    """Which prefix of out got written, by block size."""
     n = case.n
     full = op(*(x.double() for x in case.inputs))
-    out: Predictions = {"missing_program_offset": [], "tail_not_processed": []}
+    out: Predictions = {}
     for b in POWERS_OF_TWO:
-        if b < n:
-            out["missing_program_offset"].append(_prefix_written(full, b))
+        if b < n:  # every program wrote the first tile, or only one program ran: the two look the same
+            predict(out, "missing_program_offset", b, _prefix_written(full, b))
+            predict(out, "first_tile_only", b, _prefix_written(full, b))
         if n % b:
-            out["tail_not_processed"].append(_prefix_written(full, (n // b) * b))
+            predict(out, "tail_not_processed", b, _prefix_written(full, (n // b) * b))
     return out
 
 

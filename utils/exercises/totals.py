@@ -25,6 +25,8 @@ from utils.exercises.core import (
     extra_cases,
     mistakes,
     padded,
+    predict,
+    tiles,
     values,
     vector_cases,
     vector_sizes,
@@ -36,6 +38,7 @@ class Reduction:
     """How a whole-array reduction behaves, for predicting its mistakes."""
 
     reduce: Callable[[torch.Tensor], torch.Tensor]  # 1-D float64 -> 0-d
+    reduce_tiles: Callable[[torch.Tensor], torch.Tensor]  # (tiles, BLOCK_SIZE) -> one result per tile
     identity: float  # what a masked lane must load
     wrong_others: tuple[float, ...]  # paddings a learner might use instead
     # The result of `grid` programs that all reduced the first tile; None: the same as one program.
@@ -43,42 +46,51 @@ class Reduction:
 
 
 REDUCTIONS = {
-    "sum": Reduction(lambda t: t.sum(), 0.0, (-math.inf, math.inf, 1.0), lambda r, grid: grid * r),
-    "max": Reduction(lambda t: t.max(), -math.inf, (0.0, math.inf)),
-    "min": Reduction(lambda t: t.min(), math.inf, (0.0, -math.inf)),
+    "sum": Reduction(
+        lambda t: t.sum(), lambda t: t.sum(1), 0.0, (-math.inf, math.inf, 1.0), lambda r, grid: grid * r
+    ),
+    "max": Reduction(lambda t: t.max(), lambda t: t.max(1).values, -math.inf, (0.0, math.inf)),
+    "min": Reduction(lambda t: t.min(), lambda t: t.min(1).values, math.inf, (0.0, -math.inf)),
     "logsumexp": Reduction(
-        lambda t: t.logsumexp(0), -math.inf, (0.0, 1.0), lambda r, grid: r + math.log(grid)
+        lambda t: t.logsumexp(0),
+        lambda t: t.logsumexp(1),
+        -math.inf,
+        (0.0, 1.0),
+        lambda r, grid: r + math.log(grid),
     ),
 }
+# A race is predicted as "any one program's partial won": at most this many alternatives per block size.
+MAX_RACE_PROGRAMS = 1 << 16
 
 
 def scalar_predictions(case: Case, op: str) -> Predictions:
-    """Predictions for whole-array reductions to one scalar (op: a key of REDUCTIONS)."""
+    """Predictions for whole-array reductions to one scalar (op: a key of REDUCTIONS), by block size."""
     x = case.inputs[0].double()
     n = x.numel()
     how = REDUCTIONS[op]
-    out: Predictions = {
-        k: [] for k in ("wrong_sentinel", "missing_program_offset", "first_tile_only", "tail_not_processed")
-    }
+    out: Predictions = {}
     for b in POWERS_OF_TWO:
         grid = -(-n // b)
         first = x[: min(b, n)]
-        out["wrong_sentinel"] += [how.reduce(padded(x, b, v)) for v in how.wrong_others if n % b]
+        if n % b:  # with no masked lane, a wrong other= changes nothing
+            for v in how.wrong_others:
+                predict(out, "wrong_sentinel", (b, v), how.reduce(padded(x, b, v)))
         if grid > 1:
-            if how.repeated:
-                out["missing_program_offset"].append(how.repeated(how.reduce(first), grid))
-            out["first_tile_only"].append(how.reduce(first))
+            if how.repeated:  # an offset-less max sees exactly the first tile: that is first_tile_only
+                predict(out, "missing_program_offset", b, how.repeated(how.reduce(first), grid))
+            predict(out, "first_tile_only", b, how.reduce(first))  # a grid of one program, no loop
+            if grid <= MAX_RACE_PROGRAMS:  # a plain tl.store per program: the last writer's partial stays
+                predict(out, "store_race", b, *how.reduce_tiles(tiles(x, b, how.identity)))
         if n % b:  # grid n // b; when n < b no program runs: out stays as it was (unwritten),
             kept = (n // b) * b  # or a second stage reduces zero partials to the identity
-            out["tail_not_processed"] += (
-                [how.reduce(x[:kept])] if kept else [torch.tensor(UNWRITTEN), torch.tensor(how.identity)]
-            )
+            if kept:
+                predict(out, "tail_not_processed", b, how.reduce(x[:kept]))
+            else:
+                predict(out, "tail_not_processed", b, UNWRITTEN, how.identity)
         # A two-stage kernel whose stage 2 reads only its first block of partials.
         for b2 in POWERS_OF_TWO:
             if b2 < grid:
-                out["first_tile_only"].append(how.reduce(x[: b * b2]))
-    if not how.repeated:  # an offset-less program sees exactly the first tile: one diagnosis
-        del out["missing_program_offset"]
+                predict(out, "first_tile_only", (b, b2), how.reduce(x[: b * b2]))
     return out
 
 
@@ -113,35 +125,30 @@ def _argmax_predictions(case: Case) -> Predictions:
     winner = nan if nan.any() else x == x.max()  # the elements that tie for the maximum
     positions = winner.nonzero().flatten()
 
-    def index(k) -> torch.Tensor:
-        return torch.tensor(float(k), dtype=torch.float64)
-
     def argmax(t: torch.Tensor) -> torch.Tensor:
         return t.argmax().double()
 
-    out: Predictions = {
-        "ties_highest_index": [index(positions[-1])],
-        "nan_not_maximum": [argmax(torch.where(nan, -math.inf, x))] if nan.any() and not nan.all() else [],
-        "index_within_tile": [],
-        "first_tile_only": [],
-        "tail_not_processed": [],
-        "wrong_sentinel": [],
-    }
+    out: Predictions = {}
+    if len(positions) > 1:
+        predict(out, "ties_highest_index", None, positions[-1])
+    if nan.any() and not nan.all():
+        predict(out, "nan_not_maximum", None, argmax(torch.where(nan, -math.inf, x)))
     for b in POWERS_OF_TWO:
         if b < n:  # every program kept its lane's position; the combine picks the lowest of them
-            out["index_within_tile"].append(index((positions % b).min()))
-            out["first_tile_only"].append(argmax(x[:b]))
-            out["first_tile_only"] += [argmax(x[: b * b2]) for b2 in POWERS_OF_TWO if b * b2 < n]
+            predict(out, "index_within_tile", b, (positions % b).min())
+            predict(out, "first_tile_only", b, argmax(x[:b]))
+            for b2 in POWERS_OF_TWO:
+                if b * b2 < n:
+                    predict(out, "first_tile_only", (b, b2), argmax(x[: b * b2]))
         if n % b:
             kept = (n // b) * b  # grid n // b: the partial tile is never read
             # With no partials at all, out is unwritten or holds the combine's starting index.
-            out["tail_not_processed"] += (
-                [argmax(x[:kept])]
-                if kept
-                else [torch.tensor(UNWRITTEN), index(0), index(-1), index(n), index(_FLOAT32_INT32_MAX)]
-            )
-    if n % max(POWERS_OF_TWO) and (x.max() < 0 or nan.all()):  # other=0.0 (or +inf) past the end wins
-        out["wrong_sentinel"].append(index(n))
+            if kept:
+                predict(out, "tail_not_processed", b, argmax(x[:kept]))
+            else:
+                predict(out, "tail_not_processed", b, UNWRITTEN, 0, -1, n, _FLOAT32_INT32_MAX)
+            if x.max() < 0 or nan.all():  # other=0.0 (or +inf) past the end wins
+                predict(out, "wrong_sentinel", b, n)
     return out
 
 

@@ -24,6 +24,7 @@ from utils.exercises.core import (
     extra_cases,
     mistakes,
     padded,
+    predict,
     tiles,
     vector_cases,
 )
@@ -133,18 +134,17 @@ def _transformed_predictions(case: Case, transform, finish=lambda s: s) -> Predi
     x = case.inputs[0].double()
     fx = transform(x)
     out = {
-        code: [finish(v) for v in vals]
-        for code, vals in scalar_predictions(Case(case.name, (fx,), (1,)), "sum").items()
+        code: {variant: finish(results) for variant, results in variants.items()}
+        for code, variants in scalar_predictions(Case(case.name, (fx,), (1,)), "sum").items()
     }
-    out["missing_finish"] = [fx.sum()]  # e.g. the sum of squares, without the sqrt
-    out["transform_after_reduce"] = [finish(transform(x.sum()))]
-    out["finish_before_combine"] = []
-    for b in POWERS_OF_TWO:
+    predict(out, "missing_finish", None, fx.sum())  # e.g. the sum of squares, without the sqrt
+    predict(out, "transform_after_reduce", None, finish(transform(x.sum())))  # on the host, after
+    for b in POWERS_OF_TWO[1:]:  # with one element per tile, the transform of a tile's sum is right
         tiled = tiles(x, b, 0.0)
         after = transform(tiled.sum(dim=1)).sum()  # per program: transform of the tile's sum
-        out["transform_after_reduce"] += [finish(after), after]
+        predict(out, "transform_after_reduce", b, finish(after), after)
         early = finish(transform(tiled).sum(dim=1)).sum()  # per program: finished before the combine
-        out["finish_before_combine"] += [early, finish(early)]
+        predict(out, "finish_before_combine", b, early, finish(early))
     return out
 
 
@@ -162,7 +162,8 @@ def _l1_predictions(case: Case) -> Predictions:
 def _count_predictions(case: Case) -> Predictions:
     x = case.inputs[0].double()
     out = scalar_predictions(Case(case.name, ((x != 0).double(),), (1,)), "sum")
-    out["wrong_predicate"] = [(x > 0).sum().double(), (x < 0).sum().double(), (x == 0).sum().double()]
+    for name, chosen in (("> 0", x > 0), ("< 0", x < 0), ("== 0", x == 0)):
+        predict(out, "wrong_predicate", name, chosen.sum())
     return out
 
 
@@ -170,15 +171,15 @@ def _logsumexp_predictions(case: Case) -> Predictions:
     x = case.inputs[0].double()
     out = scalar_predictions(case, "logsumexp")
     naive = torch.exp(x.float()).sum().log().double()  # exp(x) in float32, with no max subtracted
-    out["exp_overflow"] = [naive, torch.tensor(math.inf), torch.tensor(-math.inf)]
-    out["max_not_added_back"] = [x.logsumexp(0) - x.max()]
+    predict(out, "exp_overflow", None, naive, math.inf, -math.inf)
+    predict(out, "max_not_added_back", None, x.logsumexp(0) - x.max())
     # A padding v in the exp pass only (the max pass padded right): each masked lane adds exp(v - m), which
     # float32 evaluates as inf once v - m > 88.7.
     m, n = x.max(), x.numel()
     for b in POWERS_OF_TWO:
         for v in REDUCTIONS["logsumexp"].wrong_others if n % b else ():
             extra = (b - n % b) * torch.exp(torch.tensor(v - m.item(), dtype=torch.float32)).double()
-            out["wrong_sentinel"].append(m + torch.log(torch.exp(x - m).sum() + extra))
+            predict(out, "wrong_sentinel", (b, "exp pass", v), m + torch.log(torch.exp(x - m).sum() + extra))
     return out
 
 
@@ -190,12 +191,14 @@ def _mean_var_predictions(case: Case) -> Predictions:
     x = case.inputs[0].double()
     n = x.numel()
     mean, var = _mean_var(x)
-    return {
-        "unbiased_variance": [torch.stack([mean, var * n / (n - 1)])],
-        "std_instead_of_variance": [torch.stack([mean, var.sqrt()])],
-        "outputs_swapped": [torch.stack([var, mean])],
-        "counted_masked_lanes": [_mean_var(padded(x, b, 0.0)) for b in POWERS_OF_TWO if n % b],
-    }
+    out: Predictions = {}
+    predict(out, "unbiased_variance", None, torch.stack([mean, var * n / (n - 1)]))
+    predict(out, "std_instead_of_variance", None, torch.stack([mean, var.sqrt()]))
+    predict(out, "outputs_swapped", None, torch.stack([var, mean]))
+    for b in POWERS_OF_TWO:
+        if n % b:
+            predict(out, "counted_masked_lanes", b, _mean_var(padded(x, b, 0.0)))
+    return out
 
 
 def _logsumexp_tolerance(case: Case) -> tuple[float, float]:
