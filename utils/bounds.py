@@ -33,7 +33,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import FrameType
+from types import FrameType, ModuleType
 from typing import Any
 
 import numpy as np
@@ -45,7 +45,9 @@ class OutOfBoundsAccess(IndexError):
     """A load, store or atomic that would have touched memory outside every tensor the kernel was given.
 
     op: "tl.load", "tl.store", "tl.atomic_add", ... (the operation refused)
-    arg_name: the tensor argument nearest the farthest-out lane (None when the kernel was given no tensor)
+    arg_name: the tensor argument the pointer was built from, as the kernel's source line tells (through
+        its assignments: `row_start = x_ptr + ...`), else the one nearest in memory to the farthest-out
+        lane; None when the kernel was given no tensor
     elements_past: how far that lane is from the argument's view, in its elements: positive past its last
         element (1 means the element just after it), negative before its first; 0 when the access only
         overlaps the edge of the storage
@@ -170,7 +172,7 @@ def _warn_once(reason: str) -> None:
             f"utils.bounds: kernels run unguarded ({reason}); a kernel that reads far outside its tensors "
             "may crash Python",
             RuntimeWarning,
-            stacklevel=4,
+            stacklevel=5,  # _warn_once, _install, guarded, contextlib's __enter__, the caller
         )
 
 
@@ -331,10 +333,12 @@ def _pointer_names() -> set[str]:
         if not isinstance(call, ast.Call):
             return set()
         func = call.func
-        if isinstance(func, ast.Attribute) and not (
-            isinstance(func.value, ast.Name) and func.value.id == "tl"
-        ):
-            pointer: ast.AST = func.value  # a method: a tensor descriptor's desc.load([...])
+        owner = func.value if isinstance(func, ast.Attribute) else None
+        if isinstance(owner, ast.Name):  # tl.load(...) (a module's function) or desc.load(...) (a method)
+            namespace = {**frame.f_globals, **frame.f_locals}
+            owner = None if isinstance(namespace.get(owner.id), ModuleType) else owner
+        if owner is not None:
+            pointer: ast.AST = owner  # a method: a tensor descriptor's desc.load([...])
         elif call.args:
             pointer = call.args[0]  # tl.load(ptr, ...), tl.store(ptr, ...), tl.atomic_add(ptr, ...)
         else:

@@ -69,7 +69,7 @@ def check(exercise_id: str, fn) -> bool:
         def with_other_poison(run: Run) -> Run:
             return _run(exercise, run.case, fn, device, runs.index(run), poison_seed=1)
 
-        codes = diagnose(exercise, runs, failing, with_other_poison)
+        codes = diagnose(exercise, runs, failing, with_other_poison, on_gpu)
         raise ExerciseFailed(_failure_report(exercise, runs, failing, codes), codes)
     note = ""
     if exercise.repeats > 1:

@@ -22,6 +22,8 @@ import torch
 if TYPE_CHECKING:
     from utils.exercises.core import Case, Exercise
 
+SHARP = 2  # alternatives per case that a prediction may offer and still count as sharp (see diagnose)
+
 ENGINE_MISTAKES = {
     "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, or it was "
     "never launched.",
@@ -119,7 +121,7 @@ def consistent(exercise: Exercise, run: Run, prediction: torch.Tensor | None) ->
 
 
 def diagnose(
-    exercise: Exercise, runs: list[Run], failing: list[Run], rerun: Callable[[Run], Run]
+    exercise: Exercise, runs: list[Run], failing: list[Run], rerun: Callable[[Run], Run], on_gpu: bool
 ) -> list[str]:
     """The mistake codes that explain the failing runs; `rerun(run)` runs a case again with other poison
     around the input (to tell a read past the end from any other wrong value).
@@ -127,7 +129,10 @@ def diagnose(
     The consistency rule: a mistake is named only if one form of it (one variant: a learner's kernel
     makes its mistake the same way every time) explains every failing case and contradicts no passing
     one. Every mistake that passes is named; with none, the report shows the smallest failing case.
+    `on_gpu`: the runs ran on a GPU, where programs that race may finish in any order.
     """
+    from utils.exercises.core import gpu_only
+
     codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]  # the likely cause: first
     if all(run.untouched for run in runs):
         returned = any(run.returned is not None for run in runs)
@@ -165,19 +170,22 @@ def diagnose(
     if stale_alone:
         codes.append("stale_out")
     predictions = {id(run): exercise.predict(run.case) for run in wrong_values + passing}
+    # How many alternatives a mistake needed, at most on one case (a race: any program's partial may win).
+    breadth: dict[str, int] = {}
     for code in sorted({code for p in predictions.values() for code in p}):
-        variants = {v for p in predictions.values() for v in p.get(code, {})}
+        variants = {v for p in predictions.values() for v in p.get(code, {}) if on_gpu or not gpu_only(v)}
 
         def guess(run: Run, variant, code=code) -> torch.Tensor | None:
             return predictions[id(run)].get(code, {}).get(variant)
 
-        alone = any(
-            all(explains(exercise, run, guess(run, v)) for run in wrong_values)
-            and all(consistent(exercise, run, guess(run, v)) for run in passing)
+        alone = [
+            v
             for v in variants
-        )
+            if all(explains(exercise, run, guess(run, v)) for run in wrong_values)
+            and all(consistent(exercise, run, guess(run, v)) for run in passing)
+        ]
         if alone:
-            codes += [code] if code not in codes else []
+            breadth[code] = min(max(len(guess(run, v)) for run in wrong_values) for v in alone)
             continue
         if stale_alone:
             continue
@@ -194,6 +202,10 @@ def diagnose(
         ):
             # Two mistakes at once: this one (where it shows), plus out not reset before the atomics.
             codes += [c for c in ("stale_out", code) if c not in codes]
+    # A sharp explanation (one or two possible results per case) beats a broad one: a kernel that always
+    # gives the first tile's partial also "explains" a race in which that program happened to win.
+    sharpest = min(breadth.values(), default=0)
+    codes += [code for code, n in breadth.items() if n <= max(sharpest, SHARP) and code not in codes]
     if not codes:
         first = wrong_values[0]
         again = rerun(first)

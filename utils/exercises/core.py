@@ -42,6 +42,15 @@ Variant = Hashable  # the form a mistake takes: a block size, (block size, paddi
 Predictions = dict[str, dict[Variant, torch.Tensor]]
 
 
+# Marks a variant that only a GPU produces: programs that race finish in any order there, while the
+# interpreter runs them one after another (the last program's store is the one that stays).
+ANY_ORDER = "programs in any order (GPU)"
+
+
+def gpu_only(variant: Variant) -> bool:
+    return isinstance(variant, tuple) and ANY_ORDER in variant
+
+
 def block_variants(predictions: Predictions, length: int) -> Predictions:
     """Predictions made for a block size b (variant b, or a tuple (b, ...)) under both ways a learner sets
     BLOCK_SIZE: a constant b, or triton.next_power_of_2(length) capped at some power of two (the only

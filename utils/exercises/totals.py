@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from utils.exercises.core import (
+    ANY_ORDER,
     POWERS_OF_TWO,
     SUM_WORDS,
     TILE_MESSAGES,
@@ -79,8 +80,12 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
             if how.repeated:  # an offset-less max sees exactly the first tile: that is first_tile_only
                 predict(out, "missing_program_offset", b, how.repeated(how.reduce(first), grid))
             predict(out, "first_tile_only", b, how.reduce(first))  # a grid of one program, no loop
-            if grid <= MAX_RACE_PROGRAMS:  # a plain tl.store per program: the last writer's partial stays
-                predict(out, "store_race", b, *how.reduce_tiles(tiles(x, b, how.identity)))
+            # A plain tl.store per program: the last writer's partial stays, the last program's in the
+            # interpreter, any program's on a GPU.
+            partials = how.reduce_tiles(tiles(x, b, how.identity))
+            predict(out, "store_race", b, partials[-1])
+            if grid <= MAX_RACE_PROGRAMS:
+                predict(out, "store_race", (b, ANY_ORDER), *partials)
         if n % b:  # grid n // b; when n < b no program runs: out stays as it was (unwritten),
             kept = (n // b) * b  # or a second stage reduces zero partials to the identity
             if kept:
