@@ -23,6 +23,7 @@ import re
 import numpy as np
 import torch
 
+from utils.bounds import OutOfBoundsAccess, find_out_of_bounds, guarded
 from utils.diagnose import Run, agree, close, correct, diagnose
 from utils.exercises import EXERCISES, Case, Exercise
 from utils.setup import runs_on_gpu
@@ -142,12 +143,17 @@ def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed
     out = out_buffer[guard : guard + numel].view(case.out_shape)
     out.fill_(garbage)
     try:
-        returned = fn(*inputs, out)
+        with guarded():  # in the interpreter: a far-out access raises instead of killing the process
+            returned = fn(*inputs, out)
         if device == "cuda":
             torch.cuda.synchronize()
     except NotImplementedError:
         raise
     except Exception as error:
+        far_out = find_out_of_bounds(error)
+        if far_out is not None:
+            message = _out_of_bounds_report(exercise, case, far_out)
+            raise ExerciseFailed(message, ["out_of_bounds_access"]) from error
         raise ExerciseFailed(_exception_report(exercise, case, error), ["exception"]) from error
     canaries = torch.cat([out_buffer[:guard], out_buffer[guard + numel :]])
     expected = exercise.reference(*(x.double() for x in case.inputs))
@@ -191,6 +197,15 @@ def _error_text(error: BaseException) -> str:
         texts.append(str(current))
         current = current.__cause__ or current.__context__
     return "\n".join(texts)
+
+
+def _out_of_bounds_report(exercise: Exercise, case: Case, far_out: OutOfBoundsAccess) -> str:
+    """A far-out access, caught by utils.bounds before it could crash the interpreter."""
+    return (
+        f"{exercise.id}: on case '{case.name}' your kernel reached memory far outside its tensors, "
+        f"and the checker stopped it before it could crash Python:\n    {far_out}\n"
+        f"Likely mistake: {exercise.mistakes['out_of_bounds_access'].message}"
+    )
 
 
 def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:

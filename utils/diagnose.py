@@ -32,6 +32,11 @@ ENGINE_MISTAKES = {
     "tl.store(out_ptr + offsets, ...).",
     "out_of_bounds_write": "the kernel wrote outside out: a tl.store (or atomic) without mask=offsets < n, "
     "or output offsets that run past the end.",
+    "out_of_bounds_access": "a tl.load, tl.store or atomic with offsets that run far past a tensor: a "
+    "missing mask (mask=offsets < n), a grid over the wrong axis (programs for "
+    "columns where the kernel takes a row per program, or triton.cdiv with the "
+    "wrong length), or a wrong stride (a row stride used as a column stride, or one "
+    "counted in bytes).",
     "out_of_bounds_read": "the result depends on memory beyond the end of the input: a tl.load without "
     "mask=offsets < n (or offsets that run past the end).",
     "stale_out": "the answer includes whatever out held before the launch: atomics add onto the old "
