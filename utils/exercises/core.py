@@ -76,6 +76,12 @@ def block_variants(predictions: Predictions, length: int) -> Predictions:
 def predict(predictions: Predictions, code: str, variant: Variant, *results) -> None:
     """Record that mistake `code`, in form `variant`, may produce any of `results` (tensors or numbers)."""
     rows = torch.stack([torch.as_tensor(r, dtype=torch.float64).reshape(-1) for r in results])
+    predict_each(predictions, code, variant, rows)
+
+
+def predict_each(predictions: Predictions, code: str, variant: Variant, alternatives: torch.Tensor) -> None:
+    """`predict` for many alternatives at once: `alternatives[i]` is one possible result (shaped like out)."""
+    rows = alternatives.double().reshape(len(alternatives), -1)
     earlier = predictions.setdefault(code, {}).get(variant)
     predictions[code][variant] = rows if earlier is None else torch.cat([earlier, rows])
 
