@@ -12,6 +12,8 @@ import importlib.util
 import numpy as np
 import pytest
 import torch
+import triton
+import triton.language as tl
 
 from utils.check import ExerciseFailed, check
 from utils.exercises import EXERCISES
@@ -124,6 +126,28 @@ def test_a_tile_sent_to_a_scalar_pointer_points_to_notebook_05():
         check("row_sum_split", row_sum_split_vector_atomic)
     assert excinfo.value.diagnoses == ["exception"]
     assert "tl.sum(acc, axis=0)" in str(excinfo.value) and "notebook 05" in str(excinfo.value)
+
+
+SCALE = 1.0  # a plain Python global: the interpreter lets a kernel read it, the GPU compiler does not
+
+
+@triton.jit
+def _copy_scaled_by_a_global_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * SCALE, mask=mask)
+
+
+def _copy_scaled_by_a_global(x, out):
+    _copy_scaled_by_a_global_kernel[(triton.cdiv(x.numel(), 256),)](x, out, x.numel(), BLOCK_SIZE=256)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the interpreter reads Python globals")
+def test_a_python_global_in_a_kernel_points_to_constexpr_on_a_gpu():
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("copy", _copy_scaled_by_a_global)
+    assert excinfo.value.diagnoses == ["exception"]
+    assert "tl.constexpr" in str(excinfo.value), str(excinfo.value)
 
 
 def test_an_error_the_course_does_not_teach_gets_no_hint():

@@ -136,7 +136,7 @@ def diagnose(
     one. Every mistake that passes is named; with none, the report shows the smallest failing case.
     `on_gpu`: the runs ran on a GPU, where programs that race may finish in any order.
     """
-    from utils.exercises.core import gpu_only
+    from utils.exercises.core import shows_on
 
     codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]  # the likely cause: first
     if all(run.untouched for run in runs):
@@ -178,7 +178,7 @@ def diagnose(
     # How many alternatives a mistake needed, at most on one case (a race: any program's partial may win).
     breadth: dict[str, int] = {}
     for code in sorted({code for p in predictions.values() for code in p}):
-        variants = {v for p in predictions.values() for v in p.get(code, {}) if on_gpu or not gpu_only(v)}
+        variants = {v for p in predictions.values() for v in p.get(code, {}) if shows_on(v, on_gpu)}
 
         def guess(run: Run, variant, code=code) -> torch.Tensor | None:
             return predictions[id(run)].get(code, {}).get(variant)

@@ -47,8 +47,15 @@ Predictions = dict[str, dict[Variant, torch.Tensor]]
 ANY_ORDER = "programs in any order (GPU)"
 
 
-def gpu_only(variant: Variant) -> bool:
-    return isinstance(variant, tuple) and ANY_ORDER in variant
+# Marks a variant that only Triton's interpreter produces (it runs Python's max() on a tile as Python
+# does, say, where the GPU compiler turns it into tl.maximum).
+INTERPRETER_ONLY = "in Triton's interpreter only"
+
+
+def shows_on(variant: Variant, on_gpu: bool) -> bool:
+    """Can this form of a mistake happen on this device (ANY_ORDER: a GPU; INTERPRETER_ONLY: the CPU)?"""
+    marks = variant if isinstance(variant, tuple) else ()
+    return not (ANY_ORDER in marks and not on_gpu) and not (INTERPRETER_ONLY in marks and on_gpu)
 
 
 def block_variants(predictions: Predictions, length: int) -> Predictions:

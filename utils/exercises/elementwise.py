@@ -1,22 +1,26 @@
 """The elementwise family (notebook 01): out has the input's shape, one element per lane.
 
-Their mistakes show as which prefix of out got written: a grid without the program offset writes the
-first tile over and over, a grid rounded down leaves the last, partial tile unwritten.
+Their mistakes show as which prefix of out got written (a grid without the program offset writes the
+first tile over and over, a grid rounded down leaves the last, partial tile unwritten) or as the wrong
+value in every element (a round trip through float16, one input used twice, tl.minimum for a ReLU).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 import torch
 
 from utils.exercises.core import (
+    INTERPRETER_ONLY,
     POWERS_OF_TWO,
     SUM_WORDS,
     TILE_MESSAGES,
     Case,
     Exercise,
     Predictions,
+    Variant,
     mistakes,
     predict,
     unwritten,
@@ -27,41 +31,151 @@ MESSAGES = {
     **{code: TILE_MESSAGES[code] for code in ("missing_program_offset", "tail_not_processed")},
     "first_tile_only": "only the first tile of out was written: a grid of one program, (1,), where it "
     "must be (triton.cdiv(n, BLOCK_SIZE),).",
+    "float16_round_trip": "out is right only to half precision (about 3 significant digits, and inf beyond "
+    "65504 in float16): the values went through float16 or bfloat16 between the load and the store, a "
+    ".to(tl.float16) on the tile, say. Keep them float32 from tl.load to tl.store.",
 }
+VECTOR_ADD_MESSAGES = {
+    "input_used_twice": "out is x + x (or y + y): one input was loaded twice. Load x from x_ptr and y from "
+    "y_ptr, both at the same offsets, and store x + y.",
+    "input_ignored": "out is x alone (or y alone): the other input was never added. Load both, "
+    "from x_ptr and y_ptr, and store x + y.",
+}
+RELU_MESSAGES = {
+    "builtin_max": "out came back all 0.0 (from max(x, 0.0)) or equal to x (from max(0.0, x)): Python's "
+    "built-in max() was used on a tile. The interpreter compares the two arguments once, as "
+    "wholes, and returns one of them unchanged; the GPU compiler turns it into tl.maximum (and "
+    "recent Triton warns that this is deprecated). Write tl.maximum(x, 0.0): it compares element by element.",
+    "relu_not_applied": "out equals x, negative values included: the kernel stored the tile as it "
+    "loaded it. Store tl.maximum(x, 0.0), or tl.where(x > 0, x, 0.0).",
+    "min_instead_of_max": "out kept the negative values and set the positive ones to 0: tl.minimum "
+    "instead of tl.maximum, or a tl.where whose condition is flipped. A ReLU keeps x where x > 0: "
+    "tl.maximum(x, 0.0), or tl.where(x > 0, x, 0.0).",
+}
+
+# A wrong value in every element: code -> variant -> what the kernel computes from the float32 inputs, in
+# float32 (or float16) as the kernel does, so that its roundings are the kernel's.
+ValueMistakes = Mapping[str, Mapping[Variant, Callable[..., torch.Tensor]]]
+
+
+def _bfloat16_rounded(v: torch.Tensor) -> torch.Tensor:
+    """float32 -> bfloat16 -> float32, to nearest even: what `.to(tl.bfloat16)` does on a GPU."""
+    return v.to(torch.bfloat16).float()
+
+
+def _bfloat16_truncated(v: torch.Tensor) -> torch.Tensor:
+    """float32 -> bfloat16 -> float32 towards zero: what `.to(tl.bfloat16)` does in Triton's interpreter
+    (it drops the low 16 bits instead of rounding)."""
+    return (v.float().contiguous().view(torch.int32) & -65536).view(torch.float32)
+
+
+def _half_results(op: Callable[..., torch.Tensor]) -> dict[Variant, Callable[..., torch.Tensor]]:
+    """The result rounded to half precision before the store: `tl.store(out_ptr + offsets, y.to(...))`."""
+    return {
+        "float16 result": lambda *xs: op(*xs).half().float(),
+        "bfloat16 result (rounded, GPU)": lambda *xs: _bfloat16_rounded(op(*xs)),
+        "bfloat16 result (truncated, interpreter)": lambda *xs: _bfloat16_truncated(op(*xs)),
+    }
 
 
 def _prefix_written(full: torch.Tensor, k: int) -> torch.Tensor:
+    """One alternative, (1, n): the first k elements of the right answer, the rest never written."""
     result = unwritten(full)
     result[:k] = full[:k]
-    return result
+    return result.reshape(1, -1)
 
 
-def _predictions(case: Case, op: Callable[..., torch.Tensor]) -> Predictions:
-    """Which prefix of out got written, by block size."""
+def _share(out: Predictions, code: str, variant: Variant, rows: torch.Tensor) -> None:
+    """Like predict(), for one (1, n) float64 alternative, without a copy: several codes and block sizes
+    share one tensor (the engine only reads them), which keeps the GPU battery's 2^22-element cases small."""
+    out.setdefault(code, {})[variant] = rows
+
+
+def _predictions(
+    case: Case, op: Callable[..., torch.Tensor], values: ValueMistakes, extra: Callable | None
+) -> Predictions:
+    """Which prefix of out got written, by block size; and the wrong values a mistake computes."""
     n = case.n
     full = op(*(x.double() for x in case.inputs))
     out: Predictions = {}
     for b in POWERS_OF_TWO:
         if b < n:  # every program wrote the first tile, or only one program ran: the two look the same
-            predict(out, "missing_program_offset", b, _prefix_written(full, b))
-            predict(out, "first_tile_only", b, _prefix_written(full, b))
+            first_tile = _prefix_written(full, b)
+            _share(out, "missing_program_offset", b, first_tile)
+            _share(out, "first_tile_only", b, first_tile)
         if n % b:
-            predict(out, "tail_not_processed", b, _prefix_written(full, (n // b) * b))
+            _share(out, "tail_not_processed", b, _prefix_written(full, (n // b) * b))
+    inputs = tuple(x.float() for x in case.inputs)
+    for code, forms in values.items():
+        for variant, compute in forms.items():
+            predict(out, code, variant, compute(*inputs))
+    if extra is not None:
+        extra(case, out)
     return out
 
 
-def elementwise(id, signature, description, hint, op, arity=1) -> Exercise:
+def _relu_in_the_interpreter(case: Case, out: Predictions) -> None:
+    """Two ReLU mistakes whose effect only Triton's interpreter shows (on a GPU each is predicted
+    elsewhere, or is right):
+    - Python's max() on a tile: max(a, b) asks `b > a`, gets a tile of booleans, and takes any tile of
+      more than one element as True, so it returns b whole: 0.0 for max(x, 0.0), x for max(0.0, x). On a
+      one-element tile it compares that element and is right. The GPU compiler maps max() to tl.maximum
+      (deprecated in recent Triton, but right).
+    - tl.maximum on a bfloat16 tile: the interpreter holds bfloat16 as raw 16-bit integers and compares
+      those, so every negative value (sign bit set) beats 0.0: out is x truncated to bfloat16. On a GPU
+      this is the "bfloat16 result (rounded, GPU)" variant: a ReLU commutes with rounding."""
+    predict(
+        out,
+        "float16_round_trip",
+        ("bfloat16 inputs", INTERPRETER_ONLY),
+        _bfloat16_truncated(case.inputs[0].float()),
+    )
+    x = case.inputs[0].double().reshape(1, -1)
+    zeros = torch.zeros_like(x)
+    for b in POWERS_OF_TWO:
+        if b >= 2:
+            _share(out, "builtin_max", (b, "max(x, 0.0)", INTERPRETER_ONLY), zeros)
+            _share(out, "builtin_max", (b, "max(0.0, x)", INTERPRETER_ONLY), x)
+
+
+def _cases(large: bool, arity: int) -> list[Case]:
+    """The 1-D battery, out shaped like the input. With two inputs, the "large" case's second input takes
+    the first one's signs: in float16 both overflow to inf of one sign, and their sum stays an infinity
+    that a prediction can hold (a NaN in a prediction means "never written", utils.exercises.core)."""
+    cases = vector_cases(large, arity=arity, out_like_input=True)
+    for i, case in enumerate(cases):
+        if arity == 2 and case.name.endswith("large"):
+            x, y = case.inputs
+            cases[i] = replace(case, inputs=(x, y.abs() * x.sign()))
+    return cases
+
+
+def elementwise(
+    id, signature, description, hint, op, arity=1, messages=None, values=None, extra=None
+) -> Exercise:
     return Exercise(
         id=id,
         signature=signature,
         description=description,
         hint=hint,
-        cases=lambda large: vector_cases(large, arity=arity, out_like_input=True),
+        cases=lambda large: _cases(large, arity),
         reference=op,
         compare="elementwise",
-        predictions=lambda case: _predictions(case, op),
-        mistakes=mistakes(MESSAGES, **SUM_WORDS),
+        predictions=lambda case: _predictions(case, op, values or {}, extra),
+        mistakes=mistakes({**MESSAGES, **(messages or {})}, **SUM_WORDS),
     )
+
+
+def _copy(x):
+    return x.clone()
+
+
+def _add(x, y):
+    return x + y
+
+
+def _relu(x):
+    return x.clamp(min=0)
 
 
 EXERCISES = [
@@ -70,7 +184,8 @@ EXERCISES = [
         "copy(x, out)",
         "out = x: the worked example of notebook 01",
         "load a tile with a mask and store it to the same offsets of out.",
-        op=lambda x: x.clone(),
+        op=_copy,
+        values={"float16_round_trip": _half_results(_copy)},
     ),
     elementwise(
         "vector_add",
@@ -78,14 +193,36 @@ EXERCISES = [
         "out = x + y, one element per lane, any N",
         "write the kernel body (offsets, mask, load, add, store) and launch it on a grid of "
         "triton.cdiv(n, BLOCK_SIZE) programs.",
-        op=lambda x, y: x + y,
+        op=_add,
         arity=2,
+        messages=VECTOR_ADD_MESSAGES,
+        values={
+            "float16_round_trip": {
+                # x.to(tl.float16) + y.to(tl.float16): rounded inputs, and a float16 sum
+                "float16 inputs": lambda x, y: (x.half() + y.half()).float(),
+                # The same in bfloat16, as a GPU adds. The interpreter adds bfloat16 tiles as raw 16-bit
+                # integers, which gives values no prediction follows (NaN among them): not predicted there.
+                "bfloat16 inputs": lambda x, y: (x.bfloat16() + y.bfloat16()).float(),
+                **_half_results(_add),
+            },
+            "input_used_twice": {"x + x": lambda x, y: x + x, "y + y": lambda x, y: y + y},
+            "input_ignored": {"x": lambda x, y: x, "y": lambda x, y: y},
+        },
     ),
     elementwise(
         "relu",
         "relu(x, out)",
         "out = max(x, 0) elementwise, any N",
         "like vector add with one input: load, tl.maximum(x, 0.0), store.",
-        op=lambda x: x.clamp(min=0),
+        op=_relu,
+        messages=RELU_MESSAGES,
+        values={
+            # tl.maximum(x.to(tl.float16), 0.0) and tl.maximum(x, 0.0).to(tl.float16) agree: a ReLU
+            # commutes with rounding (bfloat16 inputs in the interpreter: _relu_in_the_interpreter).
+            "float16_round_trip": _half_results(_relu),
+            "relu_not_applied": {"stores x": lambda x: x},
+            "min_instead_of_max": {"tl.minimum": lambda x: x.clamp(max=0)},
+        },
+        extra=_relu_in_the_interpreter,
     ),
 ]
