@@ -67,10 +67,10 @@ def check(exercise_id: str, fn) -> bool:
     failing = [run for run in runs if not correct(exercise, run)]
     if failing:
 
-        def with_other_poison(run: Run) -> Run:
-            return _run(exercise, run.case, fn, device, runs.index(run), poison_seed=1)
+        def again(run: Run, other_poison: bool) -> Run:
+            return _run(exercise, run.case, fn, device, runs.index(run), poison_seed=int(other_poison))
 
-        codes = diagnose(exercise, runs, failing, with_other_poison, on_gpu)
+        codes = diagnose(exercise, runs, failing, again, on_gpu)
         raise ExerciseFailed(_failure_report(exercise, runs, failing, codes), codes)
     note = ""
     if exercise.repeats > 1:

@@ -35,8 +35,13 @@ ENGINE_MISTAKES = {
     "out_of_bounds_access": "a tl.load, tl.store or atomic with offsets that run far past a tensor: a "
     "missing mask (mask=offsets < n), a grid over the wrong axis (programs for "
     "columns where the kernel takes a row per program, or triton.cdiv with the "
-    "wrong length), or a wrong stride (a row stride used as a column stride, or one "
-    "counted in bytes).",
+    "wrong length), a wrong stride (a row stride used as a column stride, or one "
+    "counted in bytes), or a scratch smaller than the grid (torch.empty(n // "
+    "BLOCK_SIZE) for triton.cdiv(n, BLOCK_SIZE) programs).",
+    "varies_between_runs": "the values are wrong and change from one run to the next on the same input: "
+    "programs that race (several plain tl.store to one element, where an atomic or a "
+    "second stage must combine them), or memory read before anything wrote it (a "
+    "torch.empty scratch read where no program stored).",
     "out_of_bounds_read": "the result depends on memory beyond the end of the input: a tl.load without "
     "mask=offsets < n (or offsets that run past the end).",
     "stale_out": "the answer includes whatever out held before the launch: atomics add onto the old "
@@ -126,10 +131,11 @@ def consistent(exercise: Exercise, run: Run, prediction: torch.Tensor | None) ->
 
 
 def diagnose(
-    exercise: Exercise, runs: list[Run], failing: list[Run], rerun: Callable[[Run], Run], on_gpu: bool
+    exercise: Exercise, runs: list[Run], failing: list[Run], rerun: Callable[[Run, bool], Run], on_gpu: bool
 ) -> list[str]:
-    """The mistake codes that explain the failing runs; `rerun(run)` runs a case again with other poison
-    around the input (to tell a read past the end from any other wrong value).
+    """The mistake codes that explain the failing runs. `rerun(run, other_poison)` runs a case again, with
+    the same poison around the input or another (a result that moves with the poison was read past the
+    end; one that moves without it depends on timing or on memory nobody wrote).
 
     The consistency rule: a mistake is named only if one form of it (one variant: a learner's kernel
     makes its mistake the same way every time) explains every failing case and contradicts no passing
@@ -175,8 +181,10 @@ def diagnose(
     if stale_alone:
         codes.append("stale_out")
     predictions = {id(run): exercise.predict(run.case) for run in wrong_values + passing}
-    # How many alternatives a mistake needed, at most on one case (a race: any program's partial may win).
+    # How many alternatives a mistake needed, at most on one case (a race: any program's partial may win),
+    # alone and on top of a stale out.
     breadth: dict[str, int] = {}
+    breadth_with_stale: dict[str, int] = {}
     for code in sorted({code for p in predictions.values() for code in p}):
         variants = {v for p in predictions.values() for v in p.get(code, {}) if shows_on(v, on_gpu)}
 
@@ -201,20 +209,31 @@ def diagnose(
                 guesses = torch.cat([guesses, guess(run, variant)])
             return stale_explains(run, guesses)
 
-        if any(
-            all(with_stale(run, v) for run in wrong_values) and all(with_stale(run, v) for run in passing)
+        together = [
+            v
             for v in variants
-        ):
+            if all(with_stale(run, v) for run in wrong_values) and all(with_stale(run, v) for run in passing)
+        ]
+        if together:
             # Two mistakes at once: this one (where it shows), plus out not reset before the atomics.
-            codes += [c for c in ("stale_out", code) if c not in codes]
+            breadth_with_stale[code] = min(
+                max(len(guess(run, v)) if guess(run, v) is not None else 1 for run in wrong_values)
+                for v in together
+            )
     # A sharp explanation (one or two possible results per case) beats a broad one: a kernel that always
     # gives the first tile's partial also "explains" a race in which that program happened to win.
     sharpest = min(breadth.values(), default=0)
     codes += [code for code, n in breadth.items() if n <= max(sharpest, SHARP) and code not in codes]
+    if not breadth and breadth_with_stale:
+        sharpest = min(breadth_with_stale.values())
+        for code, n in breadth_with_stale.items():
+            if n <= max(sharpest, SHARP):
+                codes += [c for c in ("stale_out", code) if c not in codes]
     if not codes:
         first = wrong_values[0]
-        again = rerun(first)
-        if not close(exercise, first.case, first.result, again.result, equal_nan=True):
+        if not close(exercise, first.case, first.result, rerun(first, False).result, equal_nan=True):
+            codes.append("varies_between_runs")  # the same poison, another result: timing, not a read
+        elif not close(exercise, first.case, first.result, rerun(first, True).result, equal_nan=True):
             codes.append("out_of_bounds_read")
         elif all(run.result.isnan().any() and not run.expected.isnan().any() for run in wrong_values):
             codes.append("produced_nan")

@@ -4,6 +4,8 @@ import torch
 import triton
 import triton.language as tl
 
+from utils.setup import runs_on_gpu
+
 BLOCK_SIZE = 1024  # elements per stage-1 program
 PARTIALS_BLOCK = 32  # partials per step of the stage-2 loop (small, so the loop matters from N > 32768)
 
@@ -53,6 +55,46 @@ def sum_two_stage_persistent(x, out, max_programs=40):
     partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
     partial_sum_kernel_persistent[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
     sum_partials_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def sum_partials_kernel_one_block(partials_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr):
+    # One program, one block that holds every partial (BLOCK_SIZE = next_power_of_2(n_partials)).
+    offsets = tl.arange(0, BLOCK_SIZE)
+    partials = tl.load(partials_ptr + offsets, mask=offsets < n_partials, other=0.0)
+    tl.store(out_ptr, tl.sum(partials, axis=0))
+
+
+def sum_two_stage_one_block_combine(x, out):
+    n = x.numel()
+    block = 4096
+    n_partials = triton.cdiv(n, block)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=block)
+    combine = triton.next_power_of_2(n_partials)
+    sum_partials_kernel_one_block[(1,)](partials, out, n_partials, BLOCK_SIZE=combine)
+
+
+def sum_two_stage_three_levels(x, out):
+    # A tree: tiles of 512 -> partials; blocks of 16 partials -> fewer partials; one program sums those.
+    n = x.numel()
+    level1 = triton.cdiv(n, 512)
+    partials1 = torch.empty(level1, dtype=torch.float32, device=x.device)
+    partial_sum_kernel[(level1,)](x, partials1, n, BLOCK_SIZE=512)
+    level2 = triton.cdiv(level1, 16)
+    partials2 = torch.empty(level2, dtype=torch.float32, device=x.device)
+    partial_sum_kernel[(level2,)](partials1, partials2, level1, BLOCK_SIZE=16)
+    sum_partials_kernel[(1,)](partials2, out, level2, BLOCK_SIZE=8)
+
+
+def sum_two_stage_fitted_block(x, out):
+    # Stage 1's block from the input's size: one program (one partial) while n fits in 2048 lanes.
+    n = x.numel()
+    block = min(triton.next_power_of_2(n), 2048)
+    n_partials = triton.cdiv(n, block)
+    partials = torch.zeros(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=block)
+    sum_partials_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=64)
 
 
 # ---- wrong ----
@@ -116,10 +158,119 @@ def sum_two_stage_missing_pid_offset(x, out):
     sum_partials_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
 
 
-CORRECT = [sum_two_stage, sum_two_stage_persistent]
+def sum_two_stage_grid_of_one(x, out):
+    n = x.numel()
+    partials = torch.empty(1, dtype=torch.float32, device=x.device)
+    # BUG: one stage-1 program, and its kernel has no loop: only the first tile is summed
+    partial_sum_kernel[(1,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    sum_partials_kernel[(1,)](partials, out, 1, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def partial_sum_kernel_same_slot(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
+    tl.store(partials_ptr, tl.sum(x, axis=0))  # BUG: partials_ptr, not partials_ptr + pid
+
+
+def sum_two_stage_same_slot(x, out):
+    n = x.numel()
+    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    partials = torch.zeros(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel_same_slot[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    sum_partials_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def sum_partials_kernel_blocks(partials_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    partials = tl.load(partials_ptr + offsets, mask=offsets < n_partials, other=0.0)
+    tl.store(out_ptr, tl.sum(partials, axis=0))  # BUG: several stage-2 programs overwrite out[0]
+
+
+def sum_two_stage_stage2_race(x, out):
+    n = x.numel()
+    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    grid2 = (triton.cdiv(n_partials, 8),)
+    sum_partials_kernel_blocks[grid2](partials, out, n_partials, BLOCK_SIZE=8)
+
+
+def sum_two_stage_scratch_too_small(x, out):
+    n = x.numel()
+    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    partials = torch.empty(n // BLOCK_SIZE, dtype=torch.float32, device=x.device)  # BUG: one short
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    sum_partials_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+def sum_two_stage_fp16_scratch(x, out):
+    n = x.numel()
+    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    partials = torch.empty(n_partials, dtype=torch.float16, device=x.device)  # BUG: partials in fp16
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    sum_partials_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def partial_sum_kernel_tile_step(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
+    # BUG: steps by one tile, not by the whole grid: program p sums tiles p, p + 1, ... to the end
+    for start in range(pid * BLOCK_SIZE, n_elements, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n_elements, other=0.0)
+    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+
+
+def sum_two_stage_persistent_tile_step(x, out):
+    n = x.numel()
+    n_partials = min(triton.cdiv(n, 2048), 6)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel_tile_step[(n_partials,)](x, partials, n, BLOCK_SIZE=2048)
+    sum_partials_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def sum_partials_kernel_atomic(partials_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr):
+    acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(partials_ptr + offsets, mask=offsets < n_partials, other=0.0)
+    tl.atomic_add(out_ptr, tl.sum(acc, axis=0))  # BUG: adds onto out, which nobody reset
+
+
+def sum_two_stage_stage2_adds_onto_out(x, out):
+    n = x.numel()
+    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    sum_partials_kernel_atomic[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+CORRECT = [
+    sum_two_stage,
+    sum_two_stage_persistent,
+    sum_two_stage_one_block_combine,
+    sum_two_stage_three_levels,
+    sum_two_stage_fitted_block,
+]
 WRONG = [
     (sum_two_stage_stage2_first_block_only, "first_tile_only"),
     (sum_two_stage_sentinel_one, "wrong_sentinel"),
     (sum_two_stage_grid_floor_div, "tail_not_processed"),
     (sum_two_stage_missing_pid_offset, "missing_program_offset"),
+    (sum_two_stage_grid_of_one, "first_tile_only"),
+    (sum_two_stage_same_slot, "store_race"),
+    (sum_two_stage_stage2_race, "store_race"),
+    (sum_two_stage_fp16_scratch, "fp16_accumulation"),
+    (sum_two_stage_persistent_tile_step, "grid_stride_by_tile"),
+    (sum_two_stage_stage2_adds_onto_out, "stale_out"),
 ]
+if not runs_on_gpu():  # on a GPU the store past the scratch is an illegal address (the scratch is empty
+    # for N < 1024), which ends the process's CUDA context; utils.bounds stops it in the interpreter
+    WRONG.append((sum_two_stage_scratch_too_small, "out_of_bounds_access"))
