@@ -104,13 +104,16 @@ def correct(exercise: Exercise, run: Run) -> bool:
     return close(exercise, run.case, run.result, run.expected) and run.canaries_intact and run.inputs_intact
 
 
-def explains(exercise: Exercise, run: Run, prediction: torch.Tensor | None, slack=0.0) -> bool:
+def explains(
+    exercise: Exercise, run: Run, prediction: torch.Tensor | None, slack=0.0, each_element=False
+) -> bool:
     """Does a predicted wrong result match what the learner's kernel produced?
 
     `prediction` holds one or more alternatives, shape (alternatives, out.numel()) (utils.exercises.core);
     it matches when any of them does. Elements an alternative marks UNWRITTEN must still hold the
     garbage, or the exercise's identity where the host reset out first (0 for a sum, -inf for a max).
-    None, no prediction, is the right answer: it explains no failing run.
+    None, no prediction, is the right answer: it explains no failing run. `each_element`: every element
+    may match a different alternative (races with a winner per element, utils.exercises.core.EACH_ELEMENT).
     """
     if prediction is None:
         return False
@@ -121,13 +124,15 @@ def explains(exercise: Exercise, run: Run, prediction: torch.Tensor | None, slac
     left_as_reset = ((result == exercise.identity) | ~unwritten).all(dim=1)
     left = left_as_garbage | (left_as_reset if exercise.identity is not None else False)
     written = agree(exercise, run.case, result.expand_as(alternatives), alternatives, slack=slack) | unwritten
+    if each_element:  # UNWRITTEN elements are not predicted per element: every alternative must write
+        return bool((written & ~unwritten).any(dim=0).all())
     return bool((left & written.all(dim=1)).any())
 
 
-def consistent(exercise: Exercise, run: Run, prediction: torch.Tensor | None) -> bool:
+def consistent(exercise: Exercise, run: Run, prediction: torch.Tensor | None, each_element=False) -> bool:
     """Does a passing run leave room for the mistake? Yes where it would not have shown (no prediction),
     or where one of its alternatives is what the run produced."""
-    return prediction is None or explains(exercise, run, prediction)
+    return prediction is None or explains(exercise, run, prediction, each_element=each_element)
 
 
 def diagnose(
@@ -142,7 +147,10 @@ def diagnose(
     one. Every mistake that passes is named; with none, the report shows the smallest failing case.
     `on_gpu`: the runs ran on a GPU, where programs that race may finish in any order.
     """
-    from utils.exercises.core import shows_on
+    from utils.exercises.core import EACH_ELEMENT, shows_on
+
+    def each(variant) -> bool:
+        return isinstance(variant, tuple) and EACH_ELEMENT in variant
 
     codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]  # the likely cause: first
     if all(run.untouched for run in runs):
@@ -194,8 +202,8 @@ def diagnose(
         alone = [
             v
             for v in variants
-            if all(explains(exercise, run, guess(run, v)) for run in wrong_values)
-            and all(consistent(exercise, run, guess(run, v)) for run in passing)
+            if all(explains(exercise, run, guess(run, v), each_element=each(v)) for run in wrong_values)
+            and all(consistent(exercise, run, guess(run, v), each(v)) for run in passing)
         ]
         if alone:
             breadth[code] = min(max(len(guess(run, v)) for run in wrong_values) for v in alone)

@@ -8,8 +8,10 @@ import torch
 import triton
 import triton.language as tl
 
-BLOCK_SIZE = 1024  # elements per stage-1 tile
-PARTIALS_BLOCK = 32  # partials per step of the stage-2 loop (small, so the loop matters from N > 32768)
+from utils.setup import runs_on_gpu
+
+BLOCK_SIZE = 2048  # elements per stage-1 tile
+PARTIALS_BLOCK = 8  # partials per step of the stage-2 loop (small, so the loop matters from N > 16384)
 MAX_PROGRAMS = 8  # the persistent stage 1 launches at most this many programs, each looping over tiles
 BIG = 2147483647  # an index larger than any real one: it loses every tie
 
@@ -271,6 +273,109 @@ def argmax_stage2_first_block_only(x, out):
     argmax_partials_first_block_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
 
 
+def argmax_one_program(x, out):
+    n = x.numel()
+    values, indices = _scratch(1, x.device)
+    # BUG: one program, and the tile kernel has no loop: only the first BLOCK_SIZE elements are seen
+    tile_argmax_kernel[(1,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_kernel[(1,)](values, indices, out, 1, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def tile_argmax_no_offset_kernel(
+    x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr
+):
+    offsets = tl.arange(0, BLOCK_SIZE)  # BUG: pid * BLOCK_SIZE missing; every program reads tile 0
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    value, index = lowest_index_of_max(x, offsets)
+    tl.store(partial_values_ptr + tl.program_id(0), value)
+    tl.store(partial_indices_ptr + tl.program_id(0), index)
+
+
+def argmax_missing_program_offset(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE)
+    values, indices = _scratch(programs, x.device)
+    tile_argmax_no_offset_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def argmax_partials_max_index_kernel(
+    partial_values_ptr, partial_indices_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr
+):
+    best = tl.full((BLOCK_SIZE,), -1, tl.int32)
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        index = tl.load(partial_indices_ptr + offsets, mask=offsets < n_partials, other=-1)
+        best = tl.maximum(best, index)  # BUG: the largest index, not the index of the largest value
+    tl.store(out_ptr, tl.max(best, axis=0).to(tl.float32))
+
+
+def argmax_max_of_indices(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE)
+    values, indices = _scratch(programs, x.device)
+    tile_argmax_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_max_index_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def tile_argmax_store_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    value, index = lowest_index_of_max(x, offsets)
+    # BUG: a plain store of every program's winner into out[0]; only the last store survives
+    tl.store(out_ptr, index.to(tl.float32))
+
+
+def argmax_store_race(x, out):
+    n = x.numel()
+    tile_argmax_store_kernel[(triton.cdiv(n, BLOCK_SIZE),)](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
+
+
+@triton.jit
+def tile_argmax_no_mask_kernel(
+    x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr
+):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets)  # BUG: no mask; the last tile reads past the end of x
+    value, index = lowest_index_of_max(x, offsets)
+    tl.store(partial_values_ptr + tl.program_id(0), value)
+    tl.store(partial_indices_ptr + tl.program_id(0), index)
+
+
+def argmax_no_mask(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE)
+    values, indices = _scratch(programs, x.device)
+    tile_argmax_no_mask_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def partial_argmax_zeros_kernel(
+    x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr
+):
+    best_value = tl.zeros((BLOCK_SIZE,), tl.float32)  # BUG: the sum's accumulator; 0.0 beats negatives
+    best_index = tl.zeros((BLOCK_SIZE,), tl.int32)
+    for start in range(tl.program_id(0) * BLOCK_SIZE, n_elements, tl.num_programs(0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+        best_value, best_index = argmax_combine(best_value, best_index, x, offsets)
+    value, index = lowest_index_of_max(best_value, best_index)
+    tl.store(partial_values_ptr + tl.program_id(0), value)
+    tl.store(partial_indices_ptr + tl.program_id(0), index)
+
+
+def argmax_running_max_from_zero(x, out):
+    n = x.numel()
+    programs = min(MAX_PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    values, indices = _scratch(programs, x.device)
+    partial_argmax_zeros_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
 CORRECT = [argmax_persistent, argmax_return_indices, argmax_tuple_reduce]
 WRONG = [
     (argmax_ties_highest, "ties_highest_index"),
@@ -279,4 +384,13 @@ WRONG = [
     (argmax_other_zero, "wrong_sentinel"),
     (argmax_grid_floor_div, "tail_not_processed"),
     (argmax_stage2_first_block_only, "first_tile_only"),
+    (argmax_one_program, "first_tile_only"),
+    (argmax_missing_program_offset, "first_tile_only"),
+    # The largest index is always the last tile's winner: what a plain store race leaves in the interpreter.
+    (argmax_max_of_indices, ("max_of_indices", "store_race")),
+    # In the interpreter the last program's store survives, which is the largest index too; on a GPU any
+    # program's may.
+    (argmax_store_race, "store_race" if runs_on_gpu() else ("store_race", "max_of_indices")),
+    (argmax_no_mask, "out_of_bounds_read"),
+    (argmax_running_max_from_zero, "wrong_initial_value"),
 ]

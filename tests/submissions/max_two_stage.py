@@ -57,6 +57,43 @@ def max_two_stage_scalar_combine(x, out):
     _launch_two_stage(partial_max_kernel, max_partials_kernel_scalar, x, out)
 
 
+@triton.jit
+def max_kernel_atomic(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask, other=float("-inf"))
+    tl.atomic_max(out_ptr, tl.max(x, axis=0))
+
+
+def max_atomic(x, out):
+    # One launch instead of two stages: every program combines its maximum into out with tl.atomic_max.
+    n = x.numel()
+    out.fill_(float("-inf"))
+    max_kernel_atomic[(triton.cdiv(n, 4096),)](x, out, n, BLOCK_SIZE=4096)
+
+
+@triton.jit
+def partial_max_kernel_persistent(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # A fixed grid; program pid takes the tiles pid, pid + num_programs, ... with a running maximum.
+    pid = tl.program_id(axis=0)
+    running = tl.full((BLOCK_SIZE,), float("-inf"), dtype=tl.float32)
+    for start in range(pid * BLOCK_SIZE, n_elements, tl.num_programs(axis=0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_ptr + offsets, mask=offsets < n_elements)
+        running = tl.maximum(running, tl.where(offsets < n_elements, x, float("-inf")))
+    tl.store(partials_ptr + pid, tl.max(running, axis=0))
+
+
+def max_two_stage_persistent(x, out):
+    n = x.numel()
+    programs = min(8, triton.cdiv(n, 2048))
+    partials = torch.empty(programs, dtype=torch.float32, device=x.device)
+    partial_max_kernel_persistent[(programs,)](x, partials, n, BLOCK_SIZE=2048)
+    # Stage 2 in a single block: next_power_of_2(programs) lanes hold every partial.
+    max_partials_kernel[(1,)](partials, out, programs, BLOCK_SIZE=triton.next_power_of_2(programs))
+
+
 # ---- wrong ----
 
 
@@ -90,15 +127,6 @@ def max_two_stage_grid_floor_div(x, out):
     _launch_two_stage(partial_max_kernel, max_partials_kernel, x, out, n_partials=x.numel() // BLOCK_SIZE)
 
 
-@triton.jit
-def max_kernel_atomic(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask, other=float("-inf"))
-    tl.atomic_max(out_ptr, tl.max(x, axis=0))
-
-
 def max_atomic_not_initialised(x, out):
     # Replaces the two stages with tl.atomic_max into out, but
     # BUG: out is not reset to -inf first, so a large stale value in out survives.
@@ -106,10 +134,125 @@ def max_atomic_not_initialised(x, out):
     max_kernel_atomic[(triton.cdiv(n, BLOCK_SIZE),)](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
 
 
-CORRECT = [max_two_stage, max_two_stage_scalar_combine]
+def max_atomic_zeroed(x, out):
+    n = x.numel()
+    out.zero_()  # BUG: the habit from the sum; 0.0 beats every element of all-negative data
+    max_kernel_atomic[(triton.cdiv(n, BLOCK_SIZE),)](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
+
+
+@triton.jit
+def partial_max_kernel_atomic(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    tl.atomic_max(partials_ptr + pid, tl.max(x, axis=0))
+
+
+def max_two_stage_scratch_zeros(x, out):
+    n = x.numel()
+    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    # BUG: stage 1 combines into the scratch with tl.atomic_max, but the scratch starts at 0.0, not -inf
+    partials = torch.zeros(n_partials, dtype=torch.float32, device=x.device)
+    partial_max_kernel_atomic[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    max_partials_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def max_partials_kernel_zero_start(partials_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr):
+    running = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)  # BUG: a running max starts at -inf, not 0
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        block = tl.load(partials_ptr + offsets, mask=offsets < n_partials, other=float("-inf"))
+        running = tl.maximum(running, block)
+    tl.store(out_ptr, tl.max(running, axis=0))
+
+
+def max_two_stage_combine_starts_at_zero(x, out):
+    _launch_two_stage(partial_max_kernel, max_partials_kernel_zero_start, x, out)
+
+
+@triton.jit
+def partial_max_kernel_persistent_zero(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    running = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)  # BUG: the sum's accumulator, for a max
+    for start in range(pid * BLOCK_SIZE, n_elements, tl.num_programs(axis=0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+        running = tl.maximum(running, x)
+    tl.store(partials_ptr + pid, tl.max(running, axis=0))
+
+
+def max_two_stage_running_max_from_zero(x, out):
+    n = x.numel()
+    programs = min(8, triton.cdiv(n, 2048))
+    partials = torch.empty(programs, dtype=torch.float32, device=x.device)
+    partial_max_kernel_persistent_zero[(programs,)](x, partials, n, BLOCK_SIZE=2048)
+    max_partials_kernel[(1,)](partials, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def partial_max_kernel_no_mask(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets)  # BUG: no mask; the last tile reads past the end of x
+    tl.store(partials_ptr + pid, tl.max(x, axis=0))
+
+
+def max_two_stage_no_mask(x, out):
+    _launch_two_stage(partial_max_kernel_no_mask, max_partials_kernel, x, out)
+
+
+@triton.jit
+def max_kernel_store(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    # BUG: a plain store of every program's maximum into out[0]; only the last store survives
+    tl.store(out_ptr, tl.max(x, axis=0))
+
+
+def max_store_race(x, out):
+    # One launch, no scratch and no second stage.
+    n = x.numel()
+    max_kernel_store[(triton.cdiv(n, BLOCK_SIZE),)](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
+
+
+@triton.jit
+def partial_max_kernel_no_offset(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = tl.arange(0, BLOCK_SIZE)  # BUG: pid * BLOCK_SIZE missing; every program reads tile 0
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    tl.store(partials_ptr + pid, tl.max(x, axis=0))
+
+
+def max_two_stage_missing_program_offset(x, out):
+    _launch_two_stage(partial_max_kernel_no_offset, max_partials_kernel, x, out)
+
+
+@triton.jit
+def partial_max_kernel_uses_min(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    tl.store(partials_ptr + pid, tl.min(x, axis=0))  # BUG: tl.min, copied from the min exercise
+
+
+def max_two_stage_stage1_min(x, out):
+    _launch_two_stage(partial_max_kernel_uses_min, max_partials_kernel, x, out)
+
+
+CORRECT = [max_two_stage, max_two_stage_scalar_combine, max_atomic, max_two_stage_persistent]
 WRONG = [
     (max_two_stage_other_zero, "wrong_sentinel"),
     (max_two_stage_stage2_first_block_only, "first_tile_only"),
+    (max_two_stage_missing_program_offset, "first_tile_only"),
     (max_two_stage_grid_floor_div, "tail_not_processed"),
     (max_atomic_not_initialised, "stale_out"),
+    (max_atomic_zeroed, "wrong_initial_value"),
+    (max_two_stage_scratch_zeros, "wrong_initial_value"),
+    (max_two_stage_combine_starts_at_zero, "wrong_initial_value"),
+    (max_two_stage_running_max_from_zero, "wrong_initial_value"),
+    (max_two_stage_no_mask, "out_of_bounds_read"),
+    (max_store_race, "store_race"),
+    (max_two_stage_stage1_min, "opposite_reduction"),
 ]

@@ -3,6 +3,8 @@
 import triton
 import triton.language as tl
 
+from utils.setup import runs_on_gpu
+
 BLOCK_SIZE = 256  # columns per tile
 
 
@@ -145,42 +147,59 @@ def row_sum_no_col_mask(x, out):
 
 
 @triton.jit
-def row_block_sum_kernel_store_without_row_mask(
-    x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr
-):
-    rows = tl.program_id(axis=0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
-    acc = tl.zeros((BLOCK_ROWS, BLOCK_SIZE), dtype=tl.float32)
+def row_sum_kernel_neg_inf(x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(axis=0)
+    acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
     for col_start in range(0, n_cols, BLOCK_SIZE):
         cols = col_start + tl.arange(0, BLOCK_SIZE)
-        mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
-        tile = tl.load(x_ptr + rows[:, None] * stride_row + cols[None, :] * stride_col, mask=mask, other=0.0)
+        # BUG: other=-inf, a max's padding; every row with a partial last tile sums to -inf
+        tile = tl.load(x_ptr + row * stride_row + cols * stride_col, mask=cols < n_cols, other=float("-inf"))
         acc += tile.to(tl.float32)
-    tl.store(out_ptr + rows, tl.sum(acc, axis=1))  # BUG: no mask, the last tile's extra rows are stored
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
 
 
-def row_sum_rows_store_without_row_mask(x, out):
+def row_sum_neg_inf(x, out):
     n_rows, n_cols = x.shape
-    row_block_sum_kernel_store_without_row_mask[(triton.cdiv(n_rows, BLOCK_ROWS),)](
-        x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_ROWS=BLOCK_ROWS, BLOCK_SIZE=BLOCK_SIZE
-    )
+    block = min(triton.next_power_of_2(n_cols), 1024)
+    row_sum_kernel_neg_inf[(n_rows,)](x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=block)
 
 
 @triton.jit
-def row_block_sum_kernel_single_tile(
-    x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr
-):
-    rows = tl.program_id(axis=0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
-    cols = tl.arange(0, BLOCK_SIZE)  # BUG: no loop over the columns; only the first tile is summed
-    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
-    tile = tl.load(x_ptr + rows[:, None] * stride_row + cols[None, :] * stride_col, mask=mask, other=0.0)
-    tl.store(out_ptr + rows, tl.sum(tile.to(tl.float32), axis=1), mask=rows < n_rows)
+def row_sum_kernel_whole_tiles(x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(axis=0)
+    row_start = x_ptr + row * stride_row
+    acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
+    n_tiles = n_cols // BLOCK_SIZE  # BUG: rounded down, the last partial tile is never summed
+    for t in range(0, n_tiles):
+        cols = t * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        tile = tl.load(row_start + cols * stride_col, mask=cols < n_cols, other=0.0)
+        acc += tile.to(tl.float32)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
 
 
-def row_sum_rows_single_tile(x, out):
+def row_sum_whole_tiles(x, out):
     n_rows, n_cols = x.shape
-    row_block_sum_kernel_single_tile[(triton.cdiv(n_rows, BLOCK_ROWS),)](
-        x, out, n_rows, n_cols, x.stride(0), x.stride(1), BLOCK_ROWS=BLOCK_ROWS, BLOCK_SIZE=BLOCK_SIZE
-    )
+    row_sum_kernel_whole_tiles[(n_rows,)](x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=128)
+
+
+def row_sum_zeroed_after(x, out):
+    n_rows, n_cols = x.shape
+    row_sum_kernel[(n_rows,)](x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
+    out.zero_()  # BUG: a reset left over from an atomic version, after the launch: the sums are wiped
+
+
+def row_sum_grid_too_small(x, out):
+    n_rows, n_cols = x.shape
+    grid = (
+        triton.cdiv(n_rows, BLOCK_SIZE),
+    )  # BUG: the grid of a 1-D tile; the kernel takes a row per program
+    row_sum_kernel[grid](x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
+
+
+def row_sum_grid_over_columns(x, out):
+    n_rows, n_cols = x.shape
+    # BUG: one program per column; program_id(0) is taken as a row, far past the last one
+    row_sum_kernel[(n_cols,)](x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
 
 
 CORRECT = [row_sum, row_sum_scalar_acc, row_sum_rows]
@@ -190,6 +209,10 @@ WRONG = [
     (row_sum_missing_row_offset, "missing_row_offset"),
     (row_sum_single_tile, "first_tile_only"),
     (row_sum_no_col_mask, "out_of_bounds_read"),
-    (row_sum_rows_store_without_row_mask, "out_of_bounds_write"),
-    (row_sum_rows_single_tile, "first_tile_only"),
+    (row_sum_neg_inf, "wrong_sentinel"),
+    (row_sum_whole_tiles, "tail_not_processed"),
+    (row_sum_zeroed_after, "reset_after_launch"),
+    (row_sum_grid_too_small, "missing_rows"),
 ]
+if not runs_on_gpu():  # on a GPU the far read is an illegal address, which ends the CUDA context
+    WRONG.append((row_sum_grid_over_columns, "out_of_bounds_access"))

@@ -47,6 +47,9 @@ Predictions = dict[str, dict[Variant, torch.Tensor]]
 ANY_ORDER = "programs in any order (GPU)"
 
 
+# With ANY_ORDER: each element of out may come from a different alternative (each row's race has its own
+# winner), not the whole of out from one.
+EACH_ELEMENT = "each element its own alternative"
 # Marks a variant that only Triton's interpreter produces (it runs Python's max() on a tile as Python
 # does, say, where the GPU compiler turns it into tl.maximum).
 INTERPRETER_ONLY = "in Triton's interpreter only"
