@@ -150,6 +150,27 @@ def test_a_python_global_in_a_kernel_points_to_constexpr_on_a_gpu():
     assert "tl.constexpr" in str(excinfo.value), str(excinfo.value)
 
 
+@triton.jit
+def _sum_into_float16_kernel(x_ptr, scratch_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(scratch_ptr, tl.sum(x, axis=0).to(tl.float16))
+
+
+def _sum_into_float16(x, out):
+    scratch = torch.zeros(1, dtype=torch.float16, device=x.device)  # the learner's mistake
+    _sum_into_float16_kernel[(triton.cdiv(x.numel(), 256),)](x, scratch, x.numel(), BLOCK_SIZE=256)
+    out.copy_(scratch)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU's float16 atomic overflows to inf, silently")
+def test_a_float16_overflow_in_the_interpreter_points_to_float32():
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("sum_atomic", _sum_into_float16)
+    message = str(excinfo.value)
+    assert excinfo.value.diagnoses == ["exception"] and "Accumulate in float32" in message, message
+
+
 def test_an_error_the_course_does_not_teach_gets_no_hint():
     def relu(x, out):
         raise ValueError("something else entirely")

@@ -180,6 +180,12 @@ _ERROR_HINTS = [
         "pointer a tile too; notebook 05's section on the tt.atomic_rmw error shows both fixes.",
     ),
     (
+        r"overflow to signed inf",
+        "The interpreter refused a float16 value past 65504, the largest float16: an accumulator, a "
+        "scratch or an atomic in float16. Accumulate in float32 (.to(tl.float32) on each tile, a float32 "
+        "scratch), and convert only the final result.",
+    ),
+    (
         r"Cannot access global variable",
         "A kernel read a plain Python global, which the GPU compiler refuses (the interpreter does not): "
         "use a literal, or a tl.constexpr global (NEG = tl.constexpr(float('-inf'))); notebook 01's "
