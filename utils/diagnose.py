@@ -129,12 +129,6 @@ def explains(
     return bool((left & written.all(dim=1)).any())
 
 
-def consistent(exercise: Exercise, run: Run, prediction: torch.Tensor | None, each_element=False) -> bool:
-    """Does a passing run leave room for the mistake? Yes where it would not have shown (no prediction),
-    or where one of its alternatives is what the run produced."""
-    return prediction is None or explains(exercise, run, prediction, each_element=each_element)
-
-
 def diagnose(
     exercise: Exercise, runs: list[Run], failing: list[Run], rerun: Callable[[Run, bool], Run], on_gpu: bool
 ) -> list[str]:
@@ -193,6 +187,19 @@ def diagnose(
     # alone and on top of a stale out.
     breadth: dict[str, int] = {}
     breadth_with_stale: dict[str, int] = {}
+    # Variants often share one prediction tensor (block sizes tried as constants and as capped powers of
+    # two, persistent grids larger than the tiles): judge each (run, tensor) once.
+    judged: dict[tuple[int, int, bool], bool] = {}
+
+    def matches(run: Run, prediction: torch.Tensor | None, each_element: bool, passing: bool) -> bool:
+        """Does the prediction explain the run? For a passing run: does it leave room for the mistake?"""
+        if prediction is None:
+            return passing  # the mistake would not have shown: consistent with a pass, explains no failure
+        key = (id(run), id(prediction), each_element)
+        if key not in judged:
+            judged[key] = explains(exercise, run, prediction, each_element=each_element)
+        return judged[key]
+
     for code in sorted({code for p in predictions.values() for code in p}):
         variants = {v for p in predictions.values() for v in p.get(code, {}) if shows_on(v, on_gpu)}
 
@@ -202,8 +209,8 @@ def diagnose(
         alone = [
             v
             for v in variants
-            if all(explains(exercise, run, guess(run, v), each_element=each(v)) for run in wrong_values)
-            and all(consistent(exercise, run, guess(run, v), each(v)) for run in passing)
+            if all(matches(run, guess(run, v), each(v), passing=False) for run in wrong_values)
+            and all(matches(run, guess(run, v), each(v), passing=True) for run in passing)
         ]
         if alone:
             breadth[code] = min(max(len(guess(run, v)) for run in wrong_values) for v in alone)
