@@ -143,6 +143,9 @@ def diagnose(
     """
     from utils.exercises.core import EACH_ELEMENT, shows_on
 
+    def alternatives(prediction: torch.Tensor | None) -> int:
+        return 0 if prediction is None else len(prediction)
+
     def each(variant) -> bool:
         return isinstance(variant, tuple) and EACH_ELEMENT in variant
 
@@ -213,15 +216,16 @@ def diagnose(
             and all(matches(run, guess(run, v), each(v), passing=True) for run in passing)
         ]
         if alone:
-            breadth[code] = min(max(len(guess(run, v)) for run in wrong_values) for v in alone)
+            breadth[code] = min(max(alternatives(guess(run, v)) for run in wrong_values) for v in alone)
             continue
         if stale_alone:
             continue
 
         def with_stale(run: Run, variant) -> bool:  # this mistake where it shows, on top of a stale out
             guesses = as_prediction(run, run.expected)
-            if guess(run, variant) is not None:
-                guesses = torch.cat([guesses, guess(run, variant)])
+            mistaken = guess(run, variant)
+            if mistaken is not None:
+                guesses = torch.cat([guesses, mistaken])
             return stale_explains(run, guesses)
 
         together = [
@@ -232,8 +236,7 @@ def diagnose(
         if together:
             # Two mistakes at once: this one (where it shows), plus out not reset before the atomics.
             breadth_with_stale[code] = min(
-                max(len(guess(run, v)) if guess(run, v) is not None else 1 for run in wrong_values)
-                for v in together
+                max(max(alternatives(guess(run, v)), 1) for run in wrong_values) for v in together
             )
     # A sharp explanation (one or two possible results per case) beats a broad one: a kernel that always
     # gives the first tile's partial also "explains" a race in which that program happened to win.

@@ -76,11 +76,13 @@ def block_variants(predictions: Predictions, length: int) -> Predictions:
                 out[code][variant] = results  # not a block size
                 continue
             b, rest = variant[0], variant[1:]
-            out[code][("BLOCK_SIZE", b, *rest)] = results
+            fixed = ("BLOCK_SIZE", b, *rest)
+            out[code][fixed] = results
             # min(fitted, cap) == b: the cap b itself below `fitted`, every cap from `fitted` up at it
             caps = [b] if b < fitted else [c for c in POWERS_OF_TWO if c >= b] if b == fitted else []
             for cap in caps:
-                out[code][("BLOCK_SIZE = min(next_power_of_2(n), cap)", cap, *rest)] = results
+                capped = ("BLOCK_SIZE = min(next_power_of_2(n), cap)", cap, *rest)
+                out[code][capped] = results
     return out
 
 

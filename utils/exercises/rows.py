@@ -168,7 +168,7 @@ def _inside_chunks(out: Predictions, keys: list[tuple], starts, ends, b: int, su
     filled = ends > starts
     starts, ends = starts[filled], ends[filled]
     lengths = ends - starts
-    found = []
+    found: list[tuple[str, tuple, np.ndarray]] = []
     if (lengths > b).any():  # no loop inside the chunk: its first tile only
         found.append(("first_tile_only", (), sums.span(starts, np.minimum(starts + b, ends))))
     reads = starts + -(-lengths // b) * b  # masked at n_cols, not at the chunk's end

@@ -145,7 +145,7 @@ def _extreme_predictions(case: Case, op: str) -> Predictions:
         full = n // b
         body = other.reduce_tiles(x[: full * b].view(full, b)) if full else None
         stage_2 = {"stage 1": how, "everywhere": other}  # the reduction of the partials, by form
-        reduced = {form: [r.reduce(body)] if full else [] for form, r in stage_2.items()}
+        reduced = {form: [] if body is None else [r.reduce(body)] for form, r in stage_2.items()}
         for pad in (how.identity, other.identity, 0.0):
             tail = [other.reduce(torch.cat([x[full * b :], x.new_tensor([pad])]))] if n % b else []
             for form, r in stage_2.items():
@@ -412,10 +412,10 @@ SUM_MESSAGES = {
 }
 
 
-def _sum_total(*args, **options) -> Exercise:
+def _sum_total(id, signature, description, hint, **options) -> Exercise:
     """total(..., op="sum") with the sum's own battery, predictions and messages."""
     return replace(
-        total(*args, op="sum", cases=_sum_cases, **options),
+        total(id, signature, description, hint, op="sum", cases=_sum_cases, **options),
         predictions=_sum_predictions,
         mistakes=mistakes(SUM_MESSAGES, **SUM_WORDS),
         trait_mistakes={"fp16_inexact": "fp16_accumulation"},

@@ -11,6 +11,7 @@ cast, a sample of x, or its last element.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import torch
@@ -390,8 +391,8 @@ def _fp16_predictions(fx: torch.Tensor, fx16: np.ndarray, put: _Scalars) -> None
     half_tiles, fx_tiles = _tile_sums(halves), _tile_sums(fx)
     into_out = {}
     for b in POWERS_OF_TWO:
-        per_tile = half_tiles(b) if whole else None
-        t16 = None if whole else _np_tiles(fx16, b)
+        per_tile: Any = half_tiles(b) if whole else None
+        t16: Any = None if whole else _np_tiles(fx16, b)
         count = -(-len(fx16) // b)
         sums16 = _half(per_tile) if whole else _half_sum(t16)  # each tile added up in float16
         tiles16 = sums16.astype(np.float64).sum()
@@ -415,8 +416,8 @@ def _fp16_predictions(fx: torch.Tensor, fx16: np.ndarray, put: _Scalars) -> None
                 result = _half(per_program.view(rounds, programs).sum(0)).astype(np.float64).sum()
             else:
                 t16 = _np_tiles(fx16, b) if t16 is None else t16
-                lanes = np.concatenate([t16, np.zeros((rounds * programs - count, b), np.float16)])
-                lanes = torch.from_numpy(lanes).view(rounds, programs, b)
+                padded_lanes = np.concatenate([t16, np.zeros((rounds * programs - count, b), np.float16)])
+                lanes = torch.from_numpy(padded_lanes).view(rounds, programs, b)
                 acc = lanes[0].clone()
                 for r in range(1, rounds):  # torch's float16 addition rounds as numpy's does
                     acc += lanes[r]
