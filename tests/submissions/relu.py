@@ -246,7 +246,7 @@ WRONG = [
     (relu_mask_le, "out_of_bounds_write"),
     (relu_missing_kernel_argument, "exception"),
     (relu_grid_floor_div, "tail_not_processed"),
-    (relu_grid_of_one, ("first_tile_only", "missing_program_offset")),  # the same effect
+    (relu_grid_of_one, "first_tile_only"),  # its sentence names both causes
     (relu_stores_into_x, ("input_modified", "not_written")),
     (relu_flipped_condition, "min_instead_of_max"),
     (relu_minimum, "min_instead_of_max"),

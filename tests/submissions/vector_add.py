@@ -204,8 +204,8 @@ WRONG = [
     (vector_add_no_mask, "out_of_bounds_write"),  # the values in out are right: only the canaries show
     (vector_add_mask_le, "out_of_bounds_write"),
     (vector_add_grid_floor_div, "tail_not_processed"),
-    (vector_add_missing_pid_offset, ("missing_program_offset", "first_tile_only")),  # the same effect
-    (vector_add_grid_of_one, ("first_tile_only", "missing_program_offset")),  # the same effect
+    (vector_add_missing_pid_offset, "first_tile_only"),  # its sentence names both causes
+    (vector_add_grid_of_one, "first_tile_only"),  # its sentence names both causes
     (vector_add_x_twice, "input_used_twice"),
     (vector_add_y_forgotten, "input_ignored"),
     (vector_add_half, "float16_round_trip"),

@@ -277,6 +277,7 @@ def vector_sizes(large: bool) -> list[tuple[int, str]]:
         (2**15 + 3, "mixed"),
         (2**15 + 2000, "ascending"),
         (2**15 + 1000, "descending"),
+        (6000, "negative"),  # a number of tiles that is not a power of two: a stage 2's lanes are masked
         (2**16, "negative"),  # a multiple of every block size: no lane is ever masked
     ]
     if large:
@@ -323,6 +324,10 @@ TILE_MESSAGES = {
     "reads only its first block of partials.",
     "tail_not_processed": "the last, partial tile was skipped: the grid must be triton.cdiv(n, BLOCK_SIZE), "
     "not n // BLOCK_SIZE.",
+    "grid_block_mismatch": "the grid and the kernel disagree on BLOCK_SIZE: the launch made "
+    "triton.cdiv(n, B) programs for a larger B than the kernel's tiles, so the end of x was never "
+    "covered. Use one BLOCK_SIZE for both: kernel[(triton.cdiv(n, BLOCK_SIZE),)](..., "
+    "BLOCK_SIZE=BLOCK_SIZE).",
     "store_race": "out holds one program's partial, not all of them combined: several programs wrote the "
     "same element with a plain tl.store, and only the last writer's value survives. Combine "
     "them with an atomic (into an out reset before the launch), or store one partial per "

@@ -28,9 +28,14 @@ from utils.exercises.core import (
 )
 
 MESSAGES = {
-    **{code: TILE_MESSAGES[code] for code in ("missing_program_offset", "tail_not_processed")},
-    "first_tile_only": "only the first tile of out was written: a grid of one program, (1,), where it "
-    "must be (triton.cdiv(n, BLOCK_SIZE),).",
+    **{code: TILE_MESSAGES[code] for code in ("tail_not_processed", "grid_block_mismatch")},
+    # One code for two causes: out looks the same after either, so the sentence names both.
+    "first_tile_only": "only out's first tile (its first BLOCK_SIZE elements) was written. Two mistakes "
+    "leave exactly this, and the output cannot tell them apart: a grid of one program, (1,) where it "
+    "must be (triton.cdiv(n, BLOCK_SIZE),), or offsets missing pid * BLOCK_SIZE, so that every program "
+    "wrote the first tile again.",
+    "last_element_dropped": "out[n - 1], the last element, was never written: a mask of offsets < n - 1 "
+    "(or <= n - 2). Mask with offsets < n.",
     "float16_round_trip": "out is right only to half precision (about 3 significant digits, and inf beyond "
     "65504 in float16): the values went through float16 or bfloat16 between the load and the store, a "
     ".to(tl.float16) on the tile, say. Keep them float32 from tl.load to tl.store.",
@@ -78,6 +83,11 @@ def _half_results(op: Callable[..., torch.Tensor]) -> dict[Variant, Callable[...
     }
 
 
+# A grid sized for another BLOCK_SIZE is predicted up to this N: one (1, N) tensor per prefix length
+# would take gigabytes on the GPU battery's 2^22-element cases. Past it, the mistake goes unnamed.
+_MISMATCH_MAX_N = 2**16
+
+
 def _prefix_written(full: torch.Tensor, k: int) -> torch.Tensor:
     """One alternative, (1, n): the first k elements of the right answer, the rest never written."""
     result = unwritten(full)
@@ -98,13 +108,20 @@ def _predictions(
     n = case.n
     full = op(*(x.double() for x in case.inputs))
     out: Predictions = {}
+    prefixes: dict[int, torch.Tensor] = {}  # how many elements were written -> that prediction
     for b in POWERS_OF_TWO:
         if b < n:  # every program wrote the first tile, or only one program ran: the two look the same
-            first_tile = _prefix_written(full, b)
-            _share(out, "missing_program_offset", b, first_tile)
-            _share(out, "first_tile_only", b, first_tile)
+            _share(out, "first_tile_only", b, _prefix_written(full, b))
         if n % b:
             _share(out, "tail_not_processed", b, _prefix_written(full, (n // b) * b))
+        # cdiv(n, b_grid) programs of b; past 8192 such a grid is one program on most cases: first_tile_only
+        for b_grid in [g for g in POWERS_OF_TWO if g <= 8192] if n <= _MISMATCH_MAX_N else ():
+            covered = -(-n // b_grid) * b
+            if b < b_grid and covered < n:
+                if covered not in prefixes:
+                    prefixes[covered] = _prefix_written(full, covered)
+                _share(out, "grid_block_mismatch", (b, b_grid), prefixes[covered])
+    _share(out, "last_element_dropped", None, _prefix_written(full, n - 1))
     inputs = tuple(x.float() for x in case.inputs)
     for code, forms in values.items():
         for variant, compute in forms.items():

@@ -111,6 +111,18 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
         for b2 in POWERS_OF_TWO:
             if b2 < grid:
                 predict(out, "first_tile_only", (b, b2), prefix[b * b2 - 1])
+        # A stage 2 that pads the partials with a wrong other=: a loop over blocks of b2 < grid whose last
+        # block is partial, or one block of next_power_of_2(grid). (One fixed block larger than every grid
+        # pads on every case, which looks exactly like a combine started at that value.)
+        stage_2_blocks = [(b2, b2) for b2 in POWERS_OF_TWO if b2 < grid]
+        stage_2_blocks.append((1 << (grid - 1).bit_length(), "fitted"))
+        if grid > 1:
+            for v in how.wrong_others:
+                for b2, form in stage_2_blocks:
+                    if grid % b2:
+                        padding = torch.full((-grid % b2,), v, dtype=torch.float64)
+                        padded_total = how.reduce(torch.cat([total.reshape(1), padding]))
+                        predict(out, "wrong_sentinel", (b, "stage 2", form, v), padded_total)
     return out
 
 
