@@ -115,6 +115,8 @@ def explains(
     None, no prediction, is the right answer: it explains no failing run. `each_element`: every element
     may match a different alternative (races with a winner per element, utils.exercises.core.EACH_ELEMENT).
     """
+    from utils.exercises.core import PRODUCES_NAN
+
     if prediction is None:
         return False
     result = run.result.reshape(-1)
@@ -124,6 +126,7 @@ def explains(
     left_as_reset = ((result == exercise.identity) | ~unwritten).all(dim=1)
     left = left_as_garbage | (left_as_reset if exercise.identity is not None else False)
     written = agree(exercise, run.case, result.expand_as(alternatives), alternatives, slack=slack) | unwritten
+    written |= (alternatives == PRODUCES_NAN) & result.isnan()  # a NaN the mistake computes
     if each_element:  # UNWRITTEN elements are not predicted per element: every alternative must write
         return bool((written & ~unwritten).any(dim=0).all())
     return bool((left & written.all(dim=1)).any())

@@ -290,6 +290,6 @@ WRONG = [
     (l1_int_partials, "integer_truncation"),
     (l1_plain_store, "store_race"),
     # Every program summing the first tile is the first tile times the grid: a sample, rescaled.
-    (l1_missing_pid_offset, ("missing_program_offset", "sampled_input")),
+    (l1_missing_pid_offset, "missing_program_offset"),
     (l1_grid_of_one, "first_tile_only"),
 ]

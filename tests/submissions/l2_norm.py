@@ -185,6 +185,20 @@ def l2_grid_of_one(x, out):
     out.copy_(torch.sqrt(scratch))
 
 
+@triton.jit
+def plain_sum_kernel(x_ptr, acc_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=0.0)
+    tl.atomic_add(acc_ptr, tl.sum(x, axis=0))  # BUG: x, not x * x
+
+
+def l2_not_squared(x, out):
+    n = x.numel()
+    scratch = torch.zeros(1, dtype=torch.float32, device=x.device)
+    plain_sum_kernel[(triton.cdiv(n, 512),)](x, scratch, n, BLOCK_SIZE=512)
+    out.copy_(torch.sqrt(scratch))  # NaN where the sum is negative
+
+
 CORRECT = [l2_norm, l2_norm_in_out, l2_norm_two_stage, l2_norm_persistent]
 WRONG = [
     (l2_square_after_reduce, "transform_after_reduce"),
@@ -195,6 +209,7 @@ WRONG = [
     (l2_plain_store, "store_race"),
     (l2_grid_floor, "tail_not_processed"),
     # Every program squaring the first tile is the first tile times the grid: a sample, rescaled.
-    (l2_missing_pid_offset, ("missing_program_offset", "sampled_input")),
+    (l2_missing_pid_offset, "missing_program_offset"),
     (l2_grid_of_one, "first_tile_only"),
+    (l2_not_squared, "missing_transform"),
 ]

@@ -99,6 +99,16 @@ def predict_each(predictions: Predictions, code: str, variant: Variant, alternat
     predictions[code][variant] = rows if earlier is None else torch.cat([earlier, rows])
 
 
+# In a prediction: "this element is NaN" (NaN itself means UNWRITTEN). A float64 value no float32 result
+# can hold, so it matches nothing but a NaN.
+PRODUCES_NAN = 2.0**1000
+
+
+def nan_as_predicted(result: torch.Tensor) -> torch.Tensor:
+    """A computed result for a prediction: its NaNs become PRODUCES_NAN, so that they are not UNWRITTEN."""
+    return torch.where(result.isnan(), PRODUCES_NAN, result.double())
+
+
 def unwritten(like: torch.Tensor) -> torch.Tensor:
     """A prediction with no element written, shaped like `like`."""
     return torch.full_like(like, UNWRITTEN)

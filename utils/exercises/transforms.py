@@ -29,6 +29,7 @@ from utils.exercises.core import (
     describe,
     extra_cases,
     mistakes,
+    nan_as_predicted,
     padded,
     predict,
     values,
@@ -47,6 +48,9 @@ MESSAGES = {
     "missing_finish": "out holds the combined sum: take {finish} once, after the combine (on the host).",
     "wrong_predicate": "the count is of the wrong elements: count x != 0 (negative values are non-zero; "
     "-0.0 == 0 is zero).",
+    "missing_transform": "the values were not squared: out is the sqrt of the plain sum of x (NaN where "
+    "that sum is negative). The L2 norm squares each element inside the reduction, "
+    "tl.sum(x * x, axis=0), then takes the sqrt once.",
     "summed_values": "out holds a sum of the values, not a count: add 1 for each non-zero element, "
     "tl.sum((x != 0).to(tl.float32), axis=0), not x itself (tl.where(x != 0, x, 0.0) still adds x).",
     "missing_abs": "negative values cancelled positive ones: the L1 norm adds magnitudes, so take tl.abs(x) "
@@ -58,7 +62,7 @@ MESSAGES = {
     "sums round off (a count past 2048 skips odd numbers), and past 65504 it is inf. Load, "
     "accumulate and combine in float32.",
     "sampled_input": "out is an estimate from part of x, scaled up (every k-th element times k, or one "
-    "tile times the number of tiles): every element must be reduced, once. If you did not mean to "
+    "tile times n / BLOCK_SIZE): every element must be reduced, once. If you did not mean to "
     "sample, check the offsets: pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE), with no factor.",
     "last_element_dropped": "x[n - 1] was left out (always, or where n is odd): a mask of offsets < n - 1, "
     "or elements taken in pairs, n // 2 of them, which leave the last one out when n is odd. Mask "
@@ -267,6 +271,9 @@ def _transformed_predictions(case: Case, transform, finish=lambda s: s) -> Predi
 
 def _l2_predictions(case: Case) -> Predictions:
     out = _transformed_predictions(case, lambda t: t * t, torch.sqrt)
+    total = case.inputs[0].double().sum()
+    if total != case.inputs[0].double().square().sum():
+        predict(out, "missing_transform", None, nan_as_predicted(total.sqrt()))  # sqrt(sum(x)): NaN below 0
     put = _Scalars()
     _lossy_predictions(case.inputs[0], lambda t: t * t, put, count=False)  # then the sqrt, on the host
     put.into(out, finish=torch.sqrt)
@@ -486,11 +493,10 @@ def _lossy_predictions(x: torch.Tensor, transform, put: _Scalars, count: bool) -
         put(code, ("every k-th", k, "times k"), k * sample)
         if not count:
             put(code, ("every k-th", k, "times n / samples"), sample * n / len(fx[::k]))
-    for b in POWERS_OF_TWO:  # one tile, scaled by the number of tiles (or by n / BLOCK_SIZE)
-        grid = -(-n // b)
+    # One tile scaled by the number of tiles is not predicted here: it is what every program reducing the
+    # first tile adds up to, which missing_program_offset names with its fix.
+    for b in POWERS_OF_TWO:  # one tile, scaled by n / BLOCK_SIZE
         first = fx[:b].sum()
-        if grid > 1:
-            put(code, (b, "first tile times the grid"), grid * first)
         if not count:
             put(code, (b, "first tile times n / BLOCK_SIZE"), first * n / b)
     # x[n - 1] left out: always (mask=offsets < n - 1), or when n is odd (pairs of elements, n // 2 pairs).
