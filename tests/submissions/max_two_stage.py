@@ -241,8 +241,27 @@ def max_two_stage_stage1_min(x, out):
     _launch_two_stage(partial_max_kernel_uses_min, max_partials_kernel, x, out)
 
 
+@triton.jit
+def max_partials_kernel_other_zero(partials_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.arange(0, BLOCK_SIZE)
+    partials = tl.load(partials_ptr + offsets, mask=offsets < n_partials, other=0.0)  # BUG: not -inf
+    tl.store(out_ptr, tl.max(partials, axis=0))
+
+
+def max_two_stage_partials_other_zero(x, out):
+    # Stage 1 is right; stage 2 is one block of next_power_of_2(partials), padded with 0.0: it wins
+    # wherever every partial is negative and the number of partials is not a power of two.
+    n = x.numel()
+    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_max_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    block = triton.next_power_of_2(n_partials)
+    max_partials_kernel_other_zero[(1,)](partials, out, n_partials, BLOCK_SIZE=block)
+
+
 CORRECT = [max_two_stage, max_two_stage_scalar_combine, max_atomic, max_two_stage_persistent]
 WRONG = [
+    (max_two_stage_partials_other_zero, "wrong_sentinel"),
     (max_two_stage_other_zero, "wrong_sentinel"),
     (max_two_stage_stage2_first_block_only, "first_tile_only"),
     (max_two_stage_missing_program_offset, "first_tile_only"),

@@ -232,8 +232,24 @@ def min_one_program(x, out):
     _launch_two_stage(partial_min_kernel, min_partials_kernel, x, out, n_partials=1)
 
 
+@triton.jit
+def min_partials_kernel_copied_from_max(partials_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr):
+    # Stage 2 copied from the max exercise and not changed: a running maximum of the partial minima.
+    running = tl.full((BLOCK_SIZE,), float("-inf"), dtype=tl.float32)
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        block = tl.load(partials_ptr + offsets, mask=offsets < n_partials, other=float("-inf"))
+        running = tl.maximum(running, block)  # BUG: tl.minimum
+    tl.store(out_ptr, tl.max(running, axis=0))  # BUG: tl.min
+
+
+def min_two_stage_stage2_from_max(x, out):
+    _launch_two_stage(partial_min_kernel, min_partials_kernel_copied_from_max, x, out)
+
+
 CORRECT = [min_two_stage, min_two_stage_persistent, min_atomic, min_two_stage_where]
 WRONG = [
+    (min_two_stage_stage2_from_max, "opposite_reduction"),
     (min_two_stage_other_zero, "wrong_sentinel"),
     (min_two_stage_other_neg_inf, "wrong_sentinel"),
     (min_two_stage_stage2_first_block_only, "first_tile_only"),

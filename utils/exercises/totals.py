@@ -138,7 +138,7 @@ _OPPOSITE = {"max": "min", "min": "max"}
 
 def _extreme_predictions(case: Case, op: str) -> Predictions:
     """scalar_predictions for op "max" or "min", plus a wrong starting value and the other extreme's
-    reduction (tl.min in a max), everywhere or in stage 1 only."""
+    reduction (tl.min in a max), everywhere or in one stage."""
     out = scalar_predictions(case, op)
     x = case.inputs[0].double()
     n = x.numel()
@@ -148,7 +148,8 @@ def _extreme_predictions(case: Case, op: str) -> Predictions:
         result = how.reduce(torch.cat([x, x.new_tensor([start])]))
         if result != expected:
             predict(out, "wrong_initial_value", ("started at", start), result)
-    # Every reduction swapped, other= too: the other extreme of x, whatever the block.
+    # Every reduction swapped, other= too: the other extreme of x, whatever the block. The stage 1 and
+    # stage 2 forms follow, by block size.
     predict(out, "opposite_reduction", "everywhere", other.reduce(x))
     for b in POWERS_OF_TWO:
         # Stage 1's partials with the other extreme: those of the tiles with no masked lane (reduced here
@@ -164,13 +165,17 @@ def _extreme_predictions(case: Case, op: str) -> Predictions:
                 if form == "stage 1" or pad != other.identity:
                     result = r.reduce(torch.stack(reduced[form] + tail))
                     predict(out, "opposite_reduction", (b, form, pad), result)
+        if -(-n // b) > 1:  # stage 1 right, stage 2 (copied from the other exercise) swapped
+            swapped = other.reduce(how.reduce_tiles(tiles(x, b, how.identity)))
+            predict(out, "opposite_reduction", (b, "stage 2"), swapped)
     return out
 
 
 def _min_cases(large: bool) -> list[Case]:
-    """The vector cases, with all-positive data where no lane is masked (N = 65536): where a min started
-    at 0.0 shows without a wrong other= showing too (the max has its all-negative twin)."""
-    sizes = [(n, "positive" if n == 2**16 else kind) for n, kind in vector_sizes(large)]
+    """The vector cases, with all-positive data where the max's are all negative (N = 65536, where no lane
+    is masked, so that a min started at 0.0 shows without a wrong other= showing too; N = 6000, whose
+    number of tiles is not a power of two, so that a stage 2's wrong other= shows)."""
+    sizes = [(n, "positive" if n in (2**16, 6000) else kind) for n, kind in vector_sizes(large)]
     return [Case(describe(n, k), (values(n, k, seed=100 * i),), (1,)) for i, (n, k) in enumerate(sizes)]
 
 
@@ -293,7 +298,7 @@ EXTREME_MESSAGES = {
     "the habit from the sum), which wins on {beaten} data, or at the other infinity, which wins "
     "everywhere. Start it at {start}: tl.full(..., {start}, tl.float32), or .fill_({start}).",
     "opposite_reduction": "out holds a {opposite} where the {extreme} belongs (in every stage, or in "
-    "stage 1): the kernel uses {opposite_fns} where a {extreme} needs {op_fns}.",
+    "stage 1 or stage 2 alone): the kernel uses {opposite_fns} where a {extreme} needs {op_fns}.",
 }
 
 

@@ -522,9 +522,10 @@ def _l1_truncation_predictions(x: torch.Tensor, put: _Scalars) -> None:
 
 # How many programs a persistent kernel may launch: it takes grid = min(programs, tiles), and program p
 # reduces tiles p, p + grid, p + 2 * grid, ... (a grid-stride loop). Powers of two, and multiples of the
-# 132 SMs of an H100 or H200 (notebook 06 launches 8 per SM; 8 in all on the CPU). Tried for blocks of 64
-# and more: a persistent kernel with smaller tiles is not one a learner writes.
-_PROGRAM_COUNTS = [2**k for k in range(11)] + [132, 264, 528, 1056]
+# 132 SMs of an H100 or H200 (notebook 06 launches 8 per SM; 8 in all on the CPU), and the small counts a
+# learner picks by hand (3, 5, 6, ...). Tried for blocks of 64 and more: a persistent kernel with smaller
+# tiles is not one a learner writes.
+_PROGRAM_COUNTS = sorted({2**k for k in range(11)} | {3, 5, 6, 7, 12, 24, 40, 80, 132, 264, 528, 1056})
 _PERSISTENT_BLOCKS = [b for b in POWERS_OF_TWO if b >= 64]
 
 
