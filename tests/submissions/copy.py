@@ -157,8 +157,21 @@ def copy_not_launched(x, out):
     copy_kernel[(triton.cdiv(n, BLOCK_SIZE),)]  # BUG: the launch is never called: no (x, out, n, ...)
 
 
+@triton.jit
+def copy_kernel_last_dropped(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements - 1  # BUG: one short
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+
+def copy_last_dropped(x, out):
+    n = x.numel()
+    copy_kernel_last_dropped[(triton.cdiv(n, 512),)](x, out, n, BLOCK_SIZE=512)
+
+
 CORRECT = [copy, copy_small_blocks, copy_fitted_block, copy_persistent]
 WRONG = [
+    (copy_last_dropped, "last_element_dropped"),
     (copy_no_store_mask, "out_of_bounds_write"),
     (copy_mask_le, "out_of_bounds_write"),
     (copy_grid_floor_div, "tail_not_processed"),

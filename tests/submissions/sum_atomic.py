@@ -276,6 +276,19 @@ def sum_on_a_copy(x, out):
     out = total  # BUG: rebinds the name; the caller's out is never written
 
 
+@triton.jit
+def sum_kernel_pid_not_scaled(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) + tl.arange(0, BLOCK_SIZE)  # BUG: pid, not pid * BLOCK_SIZE
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=0.0)
+    tl.atomic_add(out_ptr, tl.sum(x, axis=0))
+
+
+def sum_pid_not_scaled(x, out):
+    out.zero_()
+    n = x.numel()
+    sum_kernel_pid_not_scaled[(triton.cdiv(n, 512),)](x, out, n, BLOCK_SIZE=512)
+
+
 CORRECT = [
     sum_atomic,
     sum_atomic_persistent,
@@ -284,6 +297,7 @@ CORRECT = [
     sum_atomic_tiles_per_program,
 ]
 WRONG = [
+    (sum_pid_not_scaled, "missing_program_offset"),
     (sum_not_zeroed, "stale_out"),
     (sum_sentinel_neg_inf, "wrong_sentinel"),
     (sum_sentinel_one, "wrong_sentinel"),

@@ -198,8 +198,15 @@ def vector_add_returns_result(x, y, out):
     return result
 
 
+def vector_add_grid_for_another_block(x, y, out):
+    n = x.numel()
+    grid = (triton.cdiv(n, 1024),)  # BUG: sized for tiles of 1024, but the kernel's tiles are 256
+    add_kernel[grid](x, y, out, n, BLOCK_SIZE=256)
+
+
 CORRECT = [vector_add, vector_add_meta_grid, vector_add_fitted_block, vector_add_persistent]
 WRONG = [
+    (vector_add_grid_for_another_block, "grid_block_mismatch"),
     (vector_add_no_store_mask, "out_of_bounds_write"),
     (vector_add_no_mask, "out_of_bounds_write"),  # the values in out are right: only the canaries show
     (vector_add_mask_le, "out_of_bounds_write"),

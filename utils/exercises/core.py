@@ -327,8 +327,8 @@ def tiles(x: torch.Tensor, block: int, value: float) -> torch.Tensor:
 TILE_MESSAGES = {
     "wrong_sentinel": "the masked lanes past the end changed the result: other= must be the identity of "
     "the operation ({identity}).",
-    "missing_program_offset": "every program worked on the first tile: the offsets are missing "
-    "pid * BLOCK_SIZE (pid = tl.program_id(0)).",
+    "missing_program_offset": "every program worked on the first tile (or on a window that pid alone "
+    "shifts): the offsets are missing pid * BLOCK_SIZE (pid = tl.program_id(0)).",
     "first_tile_only": "only the first tile (a power-of-two prefix of the input) was reduced: a grid of one "
     "program without a loop, offsets missing pid * BLOCK_SIZE, or a second stage that "
     "reads only its first block of partials.",

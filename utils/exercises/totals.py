@@ -95,6 +95,11 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
         if grid > 1:
             if how.repeated:  # an offset-less max sees exactly the first tile: that is first_tile_only
                 predict(out, "missing_program_offset", b, how.repeated(first, grid))
+            if op == "sum":  # offsets pid + tl.arange(0, b): program p sums the window x[p : p + b]
+                starts = torch.arange(grid)
+                ends = torch.clamp(starts + b, max=n)
+                windows = prefix[ends - 1] - torch.where(starts > 0, prefix[starts - 1], 0.0)
+                predict(out, "missing_program_offset", (b, "pid without the factor"), windows.sum())
             predict(out, "first_tile_only", b, first)  # a grid of one program, no loop
             # A plain tl.store per program: the last writer's partial stays, the last program's in the
             # interpreter, any program's on a GPU.
