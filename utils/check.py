@@ -12,7 +12,10 @@ How mistakes become visible, on the GPU and in the interpreter alike, without Tr
   the end changes the result (and running again with other poison changes it again);
 - `out` sits between two canary zones, so writing past it is seen afterwards;
 - `out` starts filled with a garbage value that changes from case to case, so a missing `out.zero_()`
-  is caught every time, not only on the second call.
+  is caught every time, not only on the second call;
+- in the interpreter, the call runs under utils.bounds.guarded(): an access far outside every tensor
+  the kernel was given becomes a report (`out_of_bounds_access`) instead of a crashed process.
+When no mistake explains a failure, the report shows the smallest failing case in full.
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 `utils.check` runs the learner's function on each case and hands the results here. A result is right
 when it agrees with the float64 reference within the exercise's tolerance and nothing around `out` or
 in the inputs changed. A wrong one is explained by effects only: each exercise predicts what its common
-mistakes would have produced on that case (utils.exercises), and a mistake is named when its prediction
-matches every failing case. The mistakes this module names itself, whatever the exercise, are in
-ENGINE_MISTAKES; the exercises fill in their words ({reset}, {nan_hint}).
+mistakes would have produced on that case, by variant (utils.exercises.core), and a mistake is named
+when one variant explains every failing case and contradicts no passing one; a sharp explanation beats
+a broad one (a race, where any program may win). The mistakes this module names itself, whatever the
+exercise, are in ENGINE_MISTAKES; the exercises fill in their words ({reset}, {nan_hint}).
 
 Nothing here reads the learner's code.
 """

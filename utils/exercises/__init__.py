@@ -5,8 +5,9 @@ the learner's kernel and writes the answer into `out`. `utils.check` runs it on 
 
 A diagnosis is judged by effects only: for a wrong result we compute what each common mistake *would*
 have produced on that case (padding lanes with the wrong `other=`, forgetting `pid * BLOCK_SIZE`,
-reducing only the first tile, squaring after the sum, ...) and name the mistakes whose prediction matches
-every failing case. Nothing here looks at the learner's code.
+reducing only the first tile, squaring after the sum, ...) and name the mistakes one of whose forms
+(variants) explains every failing case and contradicts no passing one. Nothing here looks at the
+learner's code.
 
 One module per family, each owning its cases, predictions, messages and entries: `elementwise` (01),
 `totals` (02, 03), `transforms` (04, 06), `rows` (05). `core` holds the types and what they share; the
