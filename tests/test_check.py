@@ -78,8 +78,8 @@ def test_sum_tolerance_admits_a_serial_float32_loop_on_every_case(exercise_id):
 def test_every_exercise_has_submissions(exercise_id):
     assert _has_submissions(exercise_id), f"add tests/submissions/{exercise_id}.py"
     module = _submissions(exercise_id)
-    assert len(module.CORRECT) >= 1
-    assert len(module.WRONG) >= 3
+    assert len(module.CORRECT) >= 3, "at least 3 right submissions, of different shapes"
+    assert len(module.WRONG) >= 8, "at least 8 wrong submissions, each with its diagnosis"
     known = set(EXERCISES[exercise_id].mistakes) | {"exception"}  # exceptions are reported apart
     named = {code for _, codes in module.WRONG for code in ([codes] if isinstance(codes, str) else codes)}
     assert named <= known, "a wrong submission expects a diagnosis the exercise does not know"
