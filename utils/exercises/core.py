@@ -92,9 +92,12 @@ def predict(predictions: Predictions, code: str, variant: Variant, *results) -> 
     predict_each(predictions, code, variant, rows)
 
 
-def predict_each(predictions: Predictions, code: str, variant: Variant, alternatives: torch.Tensor) -> None:
-    """`predict` for many alternatives at once: `alternatives[i]` is one possible result (shaped like out)."""
-    rows = alternatives.double().reshape(len(alternatives), -1)
+def predict_each(predictions: Predictions, code: str, variant: Variant, alternatives) -> None:
+    """`predict` for many alternatives at once: `alternatives[i]` is one possible result (shaped like out),
+    a tensor or a numpy array. A float64 one is stored without a copy, so several codes and variants may
+    share it (the engine only reads predictions)."""
+    alternatives = torch.as_tensor(alternatives, dtype=torch.float64)
+    rows = alternatives.reshape(len(alternatives), -1)
     earlier = predictions.setdefault(code, {}).get(variant)
     predictions[code][variant] = rows if earlier is None else torch.cat([earlier, rows])
 

@@ -23,6 +23,7 @@ from utils.exercises.core import (
     Variant,
     mistakes,
     predict,
+    predict_each,
     unwritten,
     vector_cases,
 )
@@ -95,12 +96,6 @@ def _prefix_written(full: torch.Tensor, k: int) -> torch.Tensor:
     return result.reshape(1, -1)
 
 
-def _share(out: Predictions, code: str, variant: Variant, rows: torch.Tensor) -> None:
-    """Like predict(), for one (1, n) float64 alternative, without a copy: several codes and block sizes
-    share one tensor (the engine only reads them), which keeps the GPU battery's 2^22-element cases small."""
-    out.setdefault(code, {})[variant] = rows
-
-
 def _predictions(
     case: Case, op: Callable[..., torch.Tensor], values: ValueMistakes, extra: Callable | None
 ) -> Predictions:
@@ -111,17 +106,17 @@ def _predictions(
     prefixes: dict[int, torch.Tensor] = {}  # how many elements were written -> that prediction
     for b in POWERS_OF_TWO:
         if b < n:  # every program wrote the first tile, or only one program ran: the two look the same
-            _share(out, "first_tile_only", b, _prefix_written(full, b))
+            predict_each(out, "first_tile_only", b, _prefix_written(full, b))
         if n % b:
-            _share(out, "tail_not_processed", b, _prefix_written(full, (n // b) * b))
+            predict_each(out, "tail_not_processed", b, _prefix_written(full, (n // b) * b))
         # cdiv(n, b_grid) programs of b; past 8192 such a grid is one program on most cases: first_tile_only
         for b_grid in [g for g in POWERS_OF_TWO if g <= 8192] if n <= _MISMATCH_MAX_N else ():
             covered = -(-n // b_grid) * b
             if b < b_grid and covered < n:
                 if covered not in prefixes:
                     prefixes[covered] = _prefix_written(full, covered)
-                _share(out, "grid_block_mismatch", (b, b_grid), prefixes[covered])
-    _share(out, "last_element_dropped", None, _prefix_written(full, n - 1))
+                predict_each(out, "grid_block_mismatch", (b, b_grid), prefixes[covered])
+    predict_each(out, "last_element_dropped", None, _prefix_written(full, n - 1))
     inputs = tuple(x.float() for x in case.inputs)
     for code, forms in values.items():
         for variant, compute in forms.items():
@@ -151,8 +146,8 @@ def _relu_in_the_interpreter(case: Case, out: Predictions) -> None:
     zeros = torch.zeros_like(x)
     for b in POWERS_OF_TWO:
         if b >= 2:
-            _share(out, "builtin_max", (b, "max(x, 0.0)", INTERPRETER_ONLY), zeros)
-            _share(out, "builtin_max", (b, "max(0.0, x)", INTERPRETER_ONLY), x)
+            predict_each(out, "builtin_max", (b, "max(x, 0.0)", INTERPRETER_ONLY), zeros)
+            predict_each(out, "builtin_max", (b, "max(0.0, x)", INTERPRETER_ONLY), x)
 
 
 def _cases(large: bool, arity: int) -> list[Case]:

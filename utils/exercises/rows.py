@@ -36,6 +36,7 @@ from utils.exercises.core import (
     Predictions,
     mistakes,
     predict,
+    predict_each,
     values,
 )
 
@@ -132,13 +133,6 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _alternatives(out: Predictions, code: str, variant, results: np.ndarray) -> None:
-    """`predict` with the alternatives as the rows of one (alternatives, out.numel()) array."""
-    rows = torch.from_numpy(np.ascontiguousarray(results, dtype=np.float64))
-    earlier = out.setdefault(code, {}).get(variant)
-    out[code][variant] = rows if earlier is None else torch.cat([earlier, rows])
-
-
 class _Sums:
     """Sums of column ranges of every row, from prefix sums along the rows."""
 
@@ -189,7 +183,7 @@ def _combine_predictions(out: Predictions, keys: list[tuple], starts, ends, sums
         # A plain tl.store: the last split stores last in the interpreter; on a GPU any split may win,
         # a different one in each row.
         predict(out, "store_race", key, partials[-1])
-        _alternatives(out, "store_race", (*key, ANY_ORDER, EACH_ELEMENT), partials)
+        predict_each(out, "store_race", (*key, ANY_ORDER, EACH_ELEMENT), partials)
         # No start offset: every program sums the first chunk.
         predict(out, "missing_program_offset", key, first_chunk)
 
@@ -286,7 +280,7 @@ def _row_predictions(case: Case) -> Predictions:
         stored = np.full((len(racers), rows), UNWRITTEN)
         stored[:, 0] = sums.total[racers]
         predict(out, "missing_row_offset", "every row stored into out[0]", stored[-1])
-        _alternatives(out, "missing_row_offset", ("every row stored into out[0]", ANY_ORDER), stored)
+        predict_each(out, "missing_row_offset", ("every row stored into out[0]", ANY_ORDER), stored)
     return out
 
 

@@ -32,6 +32,7 @@ from utils.exercises.core import (
     nan_as_predicted,
     padded,
     predict,
+    predict_each,
     values,
     vector_cases,
     vector_sizes,
@@ -529,12 +530,6 @@ _PROGRAM_COUNTS = sorted({2**k for k in range(11)} | {3, 5, 6, 7, 12, 24, 40, 80
 _PERSISTENT_BLOCKS = [b for b in POWERS_OF_TWO if b >= 64]
 
 
-def _put(out: Predictions, code: str, variant, rows: torch.Tensor) -> None:
-    """predict_each for rows already shaped (alternatives, out.numel()), float64."""
-    earlier = out.setdefault(code, {}).get(variant)
-    out[code][variant] = rows if earlier is None else torch.cat([earlier, rows])
-
-
 def _rows(*alternatives) -> torch.Tensor:
     """Alternatives (numbers, or arrays shaped like out) as prediction rows."""
     return torch.from_numpy(np.array(alternatives, dtype=np.float64).reshape(len(alternatives), -1))
@@ -609,9 +604,9 @@ def _logsumexp_program_predictions(x: torch.Tensor, out: Predictions) -> None:
                         if variant == b:  # scalar_predictions has the race of one tile per program
                             continue
                         if code.endswith("any order"):
-                            _put(out, "store_race", (*variant, ANY_ORDER), rows)
+                            predict_each(out, "store_race", (*variant, ANY_ORDER), rows)
                             continue
-                    _put(out, code, variant, rows)
+                    predict_each(out, code, variant, rows)
 
 
 def _logsumexp_predictions(case: Case) -> Predictions:
@@ -681,26 +676,28 @@ def _mean_var_tile_predictions(x: torch.Tensor, out: Predictions) -> None:
             kept = n - n % b  # grid n // b: the partial tile is never read
             # No tile at all: a second stage that merges no partials gives 0/0, NaN, which no prediction
             # can hold (NaN is UNWRITTEN), and a host that skips it leaves out unwritten.
-            _put(out, "tail_not_processed", b, _rows(prefix(kept) if kept else [UNWRITTEN, UNWRITTEN]))
+            predict_each(
+                out, "tail_not_processed", b, _rows(prefix(kept) if kept else [UNWRITTEN, UNWRITTEN])
+            )
             # Each masked lane's deviation 0 - mean_t added to M2: the last tile's M2 grows by pad * mean_t^2.
-            _put(out, "masked_lanes_in_m2", b, _rows([mean, var + pad * mean_t[-1] ** 2 / n]))
+            predict_each(out, "masked_lanes_in_m2", b, _rows([mean, var + pad * mean_t[-1] ** 2 / n]))
             # BLOCK_SIZE as every tile's count, the masked lanes' deviations left out of M2.
             mean_b = mean_t * c_t / b
             m2_b = m2_t + c_t * (mean_t - mean_b) ** 2
             padded_mean = mean * n / (count * b)
             m2 = m2_b.sum() + b * ((mean_b - padded_mean) ** 2).sum()
-            _put(
+            predict_each(
                 out, "counted_masked_lanes", (b, "deviations masked"), _rows([padded_mean, m2 / (count * b)])
             )
         if count > 1:
-            _put(out, "first_tile_only", b, _rows(prefix(b)))  # and: offsets missing pid * BLOCK_SIZE
+            predict_each(out, "first_tile_only", b, _rows(prefix(b)))  # and: offsets missing pid * BLOCK_SIZE
             for b2 in POWERS_OF_TWO:
                 if b2 < count:
-                    _put(out, "first_tile_only", (b, b2), _rows(prefix(b * b2)))
-            _put(out, "store_race", b, _rows([mean_t[-1], m2_t[-1] / c_t[-1]]))
+                    predict_each(out, "first_tile_only", (b, b2), _rows(prefix(b * b2)))
+            predict_each(out, "store_race", b, _rows([mean_t[-1], m2_t[-1] / c_t[-1]]))
             if count <= MAX_RACE_PROGRAMS:
-                _put(out, "store_race", (b, ANY_ORDER), torch.from_numpy(np.stack([mean_t, m2_t / c_t], 1)))
-            _put(out, "spread_between_tiles", b, _rows([mean, m2_t.sum() / n]))
+                predict_each(out, "store_race", (b, ANY_ORDER), np.stack([mean_t, m2_t / c_t], 1))
+            predict_each(out, "spread_between_tiles", b, _rows([mean, m2_t.sum() / n]))
             merged: dict[int, dict[str, torch.Tensor]] = {}
             for variant, grid in _grids(n, b):
                 if variant == b:
@@ -709,11 +706,11 @@ def _mean_var_tile_predictions(x: torch.Tensor, out: Predictions) -> None:
                     merged[grid] = _mean_var_merges(c_t, mean_t, m2_t, grid, mean, n)
                 for code, rows in merged[grid].items():
                     if code == "store_race any order":
-                        _put(out, "store_race", (*variant, ANY_ORDER), rows)
+                        predict_each(out, "store_race", (*variant, ANY_ORDER), rows)
                     elif code.startswith("spread_between_tiles"):
-                        _put(out, "spread_between_tiles", (*variant, code.split(": ")[1]), rows)
+                        predict_each(out, "spread_between_tiles", (*variant, code.split(": ")[1]), rows)
                     else:
-                        _put(out, code, variant, rows)
+                        predict_each(out, code, variant, rows)
         # The sums form: atomics add each tile's sums of d = x - shift and of d^2; the host divides by n.
         for name, shift in shifts.items():
             e = mean - shift  # x - shift = d + e
@@ -722,21 +719,23 @@ def _mean_var_tile_predictions(x: torch.Tensor, out: Predictions) -> None:
             variant = (b, "sums", name)
             if pad:
                 tail = from_sums(shift, sh1 - sh1_t[-1], sh2 - sh2_t[-1])
-                _put(out, "tail_not_processed", variant, _rows(tail))
+                predict_each(out, "tail_not_processed", variant, _rows(tail))
                 if name == "shift x[0]":  # other=0.0 and no tl.where: a masked lane's d is -shift
                     wrong = from_sums(shift, sh1 - pad * shift, sh2 + pad * shift**2)
-                    _put(out, "masked_lanes_in_m2", variant, _rows(wrong))
+                    predict_each(out, "masked_lanes_in_m2", variant, _rows(wrong))
                     # BLOCK_SIZE counted for every tile, d masked: the variance of x padded with the shift
-                    _put(out, "counted_masked_lanes", variant, _rows(from_sums(shift, sh1, sh2, count * b)))
+                    predict_each(
+                        out, "counted_masked_lanes", variant, _rows(from_sums(shift, sh1, sh2, count * b))
+                    )
             if count > 1:
-                _put(out, "first_tile_only", variant, _rows(from_sums(shift, sh1_t[0], sh2_t[0])))
+                predict_each(out, "first_tile_only", variant, _rows(from_sums(shift, sh1_t[0], sh2_t[0])))
                 if b > 1:  # with b = 1, n copies of x[0] give [x[0], 0]: the first tile's result
                     offsetless = from_sums(shift, count * sh1_t[0], count * sh2_t[0])
-                    _put(out, "missing_program_offset", variant, _rows(offsetless))
-                _put(out, "store_race", variant, _rows(from_sums(shift, sh1_t[-1], sh2_t[-1])))
+                    predict_each(out, "missing_program_offset", variant, _rows(offsetless))
+                predict_each(out, "store_race", variant, _rows(from_sums(shift, sh1_t[-1], sh2_t[-1])))
                 if count <= MAX_RACE_PROGRAMS:
                     races = np.stack([shift + sh1_t / n, sh2_t / n - (sh1_t / n) ** 2], 1)
-                    _put(out, "store_race", (*variant, ANY_ORDER), torch.from_numpy(races))
+                    predict_each(out, "store_race", (*variant, ANY_ORDER), torch.from_numpy(races))
 
 
 def _mean_var_merges(c_t, mean_t, m2_t, grid: int, mean: float, n: int) -> dict[str, torch.Tensor]:
