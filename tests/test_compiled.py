@@ -102,3 +102,20 @@ def test_the_course_signature_follows_the_argument_names():
         "n": "i32",
         "BLOCK_SIZE": "constexpr",
     }
+
+
+def test_explain_names_the_compiled_copy_without_its_temporary_folder(capsys):
+    # compile_for writes the kernel to a new temporary folder each call: a printed path would differ
+    # between two runs of the same notebook cell (tests/test_rerun.py compares them).
+    import tempfile
+
+    from utils.compiled import Captured, explain
+
+    folder = f"{tempfile.gettempdir()}/tmpab12_cd"
+    error = RuntimeError(f"{folder}/kernel_source.py:14:5: error: 'tt.atomic_rmw' op failed to verify")
+    captured = Captured()
+    captured.streams = {"file descriptor 2": f"{folder}/kernel_source.py:14:5: error: x"}
+    explain(error, captured)
+    printed = capsys.readouterr().out
+    assert "kernel_source.py:14:5: error: 'tt.atomic_rmw'" in printed
+    assert folder not in printed

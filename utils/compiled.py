@@ -328,9 +328,11 @@ def explain(error: BaseException, captured: Captured, pattern: str = USEFUL, wid
     from: the exception's own text or one of the captured streams; then how much each stream held."""
     print(f"exception: {type(error).__module__}.{type(error).__name__}")
     seen = set()
+    # compile_for's copy of the kernel lives in a fresh temporary folder each time: name only the file
+    scratch = re.escape(tempfile.gettempdir()) + r"/tmp\w+/"
     for where, text in {"the exception": str(error), **captured.streams}.items():
         for line in text.splitlines():
-            line = line.strip()[:width]
+            line = re.sub(scratch, "", line.strip())[:width]
             if re.search(pattern, line) and line not in seen:
                 seen.add(line)
                 print(f"  [{where}] {line}")
