@@ -201,3 +201,27 @@ def test_passing_the_kernel_instead_of_the_host_function_is_explained():
 
     with pytest.raises(TypeError, match="host function copy\\(x, out\\)"):
         check("copy", copy_kernel)
+
+
+def test_bit_identity_is_judged_on_the_largest_case_whose_sum_rounds():
+    # Small integers add up exactly in any order, so a battery's integer case would let atomics repeat.
+    from utils.check import _repeat_case
+
+    cases = EXERCISES["sum_one_launch"].cases(True)
+    chosen = _repeat_case(cases)
+    assert not torch.equal(chosen.inputs[0], chosen.inputs[0].round())
+    assert chosen.n == max(c.n for c in cases if not torch.equal(c.inputs[0], c.inputs[0].round()))
+    assert cases[-1].n > 0 and torch.equal(cases[-1].inputs[0], cases[-1].inputs[0].round())
+
+
+def test_a_one_launch_check_counts_the_second_call_only():
+    """A workspace allocated (and zeroed) on the first call is allowed; the same zeroing on every call is
+    an extra launch, named with what the call launched."""
+    from tests.submissions.sum_one_launch import sum_one_launch_ticket_zeroed_by_host
+
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("sum_one_launch", sum_one_launch_ticket_zeroed_by_host)
+    assert excinfo.value.diagnoses == ["extra_launches"]
+    assert "1 Triton launch (one_launch_kernel) and 1 torch operation on the device (zero" in str(
+        excinfo.value
+    )

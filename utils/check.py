@@ -29,6 +29,7 @@ import torch
 from utils.bounds import OutOfBoundsAccess, find_out_of_bounds, guarded
 from utils.diagnose import Run, agree, close, correct, diagnose
 from utils.exercises import EXERCISES, Case, Exercise
+from utils.launches import Launches, counting
 from utils.setup import runs_on_gpu
 
 CANARY = -31337.0  # fills the zones around out; a learner's kernel has no reason to write this value
@@ -63,6 +64,8 @@ def check(exercise_id: str, fn) -> bool:
     device = "cuda" if on_gpu else "cpu"
     cases = exercise.cases(on_gpu)
     try:
+        if exercise.one_launch:
+            _check_one_launch(exercise, fn, device, cases)
         runs = [_run(exercise, case, fn, device, seed=i) for i, case in enumerate(cases)]
     except NotImplementedError:
         print(f"{exercise.id}: not attempted yet. Hint: {exercise.hint}")
@@ -78,10 +81,12 @@ def check(exercise_id: str, fn) -> bool:
     note = ""
     if exercise.repeats > 1:
         if on_gpu:
-            _check_repeatable(exercise, fn, device, cases[-1])
+            _check_repeatable(exercise, fn, device, _repeat_case(cases))
             note = f"; bit-identical over {exercise.repeats} runs"
         else:
             note = "; bit-identity across runs is judged on a GPU: the interpreter runs programs in order"
+    if exercise.one_launch:
+        note += "; one launch per call, right twice in a row"
     sizes = [case.n for case in cases]
     span = f"N from {min(sizes)} to {max(sizes)}"
     print(f"{exercise.id}: all {len(cases)} cases passed ({device}, {span}{note}).")
@@ -134,7 +139,17 @@ def _garbage(seed: int, case: Case) -> float:
     return float(torch.tensor(value, dtype=torch.float32))
 
 
-def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed: int = 0) -> Run:
+def _run(
+    exercise: Exercise,
+    case: Case,
+    fn,
+    device: str,
+    seed: int,
+    poison_seed: int = 0,
+    launches: list[Launches] | None = None,
+) -> Run:
+    """One call of fn on one case, inside guard zones; `launches` (if given) receives what the call
+    itself asked the device to do (utils.launches), not counting the checker's own set-up."""
     inputs = tuple(
         _guarded_input(x, case.layout, device, 1000 * poison_seed + 10 * seed + i)
         for i, x in enumerate(case.inputs)
@@ -146,8 +161,10 @@ def _run(exercise: Exercise, case: Case, fn, device: str, seed: int, poison_seed
     out = out_buffer[guard : guard + numel].view(case.out_shape)
     out.fill_(garbage)
     try:
-        with guarded():  # in the interpreter: a far-out access raises instead of killing the process
+        with guarded(), counting() as seen:  # guarded: a far-out access raises instead of killing the process
             returned = fn(*inputs, out)
+        if launches is not None:
+            launches.append(seen)
         if device == "cuda":
             torch.cuda.synchronize()
     except NotImplementedError:
@@ -236,6 +253,44 @@ def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
 # Judging and diagnosing: utils.diagnose
 
 
+def _check_one_launch(exercise: Exercise, fn, device: str, cases: list[Case]) -> None:
+    """Before the battery: two calls in a row on one input with several programs' worth of elements, the
+    second call's launches counted. The first call may set up a workspace; the second must be one Triton
+    launch and nothing else, and both must be right. A first call right and a second wrong means state
+    left behind (a ticket never reset); the reverse means the combine read an earlier call's partials."""
+    case = max((c for c in cases if c.n <= 1 << 16), key=lambda c: c.n)
+    seen: list[Launches] = []
+    first = _run(exercise, case, fn, device, seed=0)
+    second = _run(exercise, case, fn, device, seed=1, launches=seen)
+    if len(seen[0].triton) > 1 or seen[0].torch:  # none at all: the battery says what that left
+        message = (
+            f"{exercise.id}: the second call on '{case.name}' made {seen[0].describe()}.\n"
+            f"Likely mistake: {exercise.mistakes['extra_launches'].message}"
+        )
+        raise ExerciseFailed(message, ["extra_launches"])
+    right = correct(exercise, first), correct(exercise, second)
+    if right[0] != right[1]:
+        code = "state_not_reset" if right[0] else "stale_partials"
+        rows = [("call", "expected", "got", "")] + [
+            (f"{i} on '{case.name}'", *(_describe(exercise, run) if not ok else _right(run)))
+            for i, run, ok in ((1, first, right[0]), (2, second, right[1]))
+        ]
+        widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        table = "\n".join("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+        message = (
+            f"{exercise.id}: two calls in a row on the same input, one right and one wrong:\n{table}\n"
+            f"Likely mistake: {exercise.mistakes[code].message}"
+        )
+        raise ExerciseFailed(message, [code])
+
+
+def _repeat_case(cases: list[Case]) -> Case:
+    """The case that shows an order-dependent sum best: the largest whose values are not all integers
+    (small integers add up exactly in float32 in any order, so their sums repeat even with atomics)."""
+    rounding = [c for c in cases if not all(torch.equal(x, x.round()) for x in c.inputs)]
+    return max(rounding or cases, key=lambda c: c.n)
+
+
 def _check_repeatable(exercise: Exercise, fn, device: str, case: Case) -> None:
     results = [_run(exercise, case, fn, device, seed=0).result for _ in range(exercise.repeats)]
     distinct = {tuple(r.flatten().tolist()) for r in results}
@@ -253,6 +308,13 @@ def _check_repeatable(exercise: Exercise, fn, device: str, case: Case) -> None:
 
 def _fmt(value: float) -> str:
     return f"{value:.7g}"
+
+
+def _right(run: Run) -> tuple[str, str, str]:
+    """(expected, got, note) for a case that passed, where a report shows it next to one that failed."""
+    if run.result.numel() == 1:
+        return _fmt(run.expected.item()), _fmt(run.result.item()), "right"
+    return "", "", "right"
 
 
 def _describe(exercise: Exercise, run: Run) -> tuple[str, str, str]:

@@ -202,6 +202,9 @@ class Exercise:
     tolerance: Callable[[Case], tuple[float | torch.Tensor, float]] = sum_tolerance
     # trait -> mistake code, named when exactly the cases with that trait fail (see Case.traits).
     trait_mistakes: Mapping[str, str] = field(default_factory=dict)
+    # True: a call must launch exactly one Triton kernel and run no torch operation on the device, and
+    # two calls in a row must both be right (the checker's first step; see ONE_LAUNCH_MESSAGES).
+    one_launch: bool = False
 
     def predict(self, case: Case) -> Predictions:
         """What each mistake would give on `case`, by variant (see utils.exercises.core)."""
@@ -348,3 +351,24 @@ TILE_MESSAGES = {
 }
 # Words shared by the exercises that reduce to a sum: what a masked lane loads, how out is reset.
 SUM_WORDS = dict(identity="other=0.0 for a sum", reset="out.zero_() before the launch")
+
+
+# The mistakes of a one-launch reduction (notebook 07), judged before the battery by utils.check: the
+# launches of one call (utils.launches), and two calls in a row on the same input.
+ONE_LAUNCH_MESSAGES = {
+    "extra_launches": "a call did more than one launch: a one-launch reduction runs one Triton kernel "
+    "and no other work on the device. No out.zero_() or torch.zeros for the ticket on each call, no second "
+    "kernel, no finish on the host ({finish}) after it: keep the partials and the ticket in a workspace "
+    "allocated once, and let the last program combine, finish, store and reset the ticket.",
+    "state_not_reset": "the first call on an input was right and the next call on the same input was "
+    "wrong: a call left something behind that the next one trips over. The last program must put the "
+    "ticket back to 0 once it has combined (tl.atomic_xchg(ticket_ptr, 0) or tl.store(ticket_ptr, 0)), "
+    "and nothing in the workspace may keep adding up from one call to the next.",
+    "not_written": "out was never written: no program stored into out, or none passed the test for the "
+    "last ticket. tl.atomic_add returns the value before its add, so the last of P programs draws P - 1: "
+    "test ticket == tl.num_programs(0) - 1.",
+    "stale_partials": "the first call on an input was wrong and the next call on the same input was "
+    "right: the combine read partials left in the workspace by an earlier call. Each program must store "
+    "its partial before it takes its ticket (the atomic with sem='acq_rel' publishes the stores made "
+    "before it), and only the program that drew the last ticket may read the partials.",
+}

@@ -15,6 +15,7 @@ import torch
 
 from utils.exercises.core import (
     ANY_ORDER,
+    ONE_LAUNCH_MESSAGES,
     POWERS_OF_TWO,
     SUM_WORDS,
     TILE_MESSAGES,
@@ -459,6 +460,22 @@ EXERCISES = [
         "stage 1 stores one partial per program into a scratch tensor; stage 2 is one program that loops "
         "over the partials in a fixed order and stores the total.",
         repeats=5,
+    ),
+    replace(
+        _sum_total(
+            "sum_one_launch",
+            "sum_one_launch(x, out)",
+            "out[0] = sum(x) in one launch: partials to a workspace, an atomic ticket, the last program "
+            "combines in a fixed order and resets the ticket; bit-identical, right when called twice",
+            "each program stores its partial to a workspace allocated once, then takes a ticket with "
+            "tl.atomic_add(ticket_ptr, 1, sem='acq_rel'); the program that draws the last ticket sums "
+            "the partials in order, stores out[0] and stores 0 into the ticket.",
+            repeats=5,
+        ),
+        one_launch=True,
+        mistakes=mistakes(
+            {**SUM_MESSAGES, **ONE_LAUNCH_MESSAGES}, **SUM_WORDS, finish="a torch.sum of the partials"
+        ),
     ),
     total(
         "max_single_tile",

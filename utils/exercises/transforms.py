@@ -19,6 +19,7 @@ import torch
 from utils.exercises.core import (
     ANY_ORDER,
     FP32_EPS,
+    ONE_LAUNCH_MESSAGES,
     POWERS_OF_TWO,
     SUM_WORDS,
     TILE_MESSAGES,
@@ -881,5 +882,21 @@ EXERCISES = [
         mistakes=mistakes(MESSAGES, **_MEAN_VAR),
         tolerance=_mean_var_tolerance,
         trait_mistakes={"offset": "cancellation", "sorted": "spread_between_tiles"},
+    ),
+    Exercise(
+        id="l2_norm_one_launch",
+        signature="l2_norm_one_launch(x, out)",
+        description="out[0] = sqrt(sum(x * x)) in one launch: the ticket's last program combines the "
+        "partials in order and takes the sqrt itself; bit-identical, right when called twice",
+        hint="notebook 07's one-launch pattern with tl.sum(x * x) per program; the program that draws "
+        "the last ticket sums the partials, stores tl.sqrt of the total into out[0] and resets the ticket.",
+        cases=_scaled_cases,
+        reference=lambda x: (x * x).sum().sqrt().reshape(1),
+        compare="sum",
+        predictions=_l2_predictions,
+        stale=lambda expected, garbage: (expected**2 + garbage).sqrt(),
+        repeats=5,
+        one_launch=True,
+        mistakes=mistakes({**MESSAGES, **ONE_LAUNCH_MESSAGES}, **_L2),
     ),
 ]

@@ -1,0 +1,363 @@
+"""Submissions for `sum_one_launch(x, out)`: partials to a workspace, an atomic ticket, the last program
+combines them in order and resets the ticket; one launch per call, nothing zeroed by the host."""
+
+import torch
+import triton
+import triton.language as tl
+
+from utils.setup import runs_on_gpu
+
+PROGRAMS = 64 if runs_on_gpu() else 4  # a persistent grid: at most this many programs
+BLOCK_SIZE = 1024
+_WORKSPACES = {}
+
+
+def workspace(device, programs=PROGRAMS):
+    """Partials and a ticket, allocated once per device (the ticket zeroed once, then reset by the kernel)."""
+    key = (str(device), programs)
+    if key not in _WORKSPACES:
+        partials = torch.empty(programs, dtype=torch.float32, device=device)
+        _WORKSPACES[key] = (partials, torch.zeros(1, dtype=torch.int32, device=device))
+    return _WORKSPACES[key]
+
+
+@triton.jit
+def one_launch_kernel(x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, P: tl.constexpr):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+    if ticket == programs - 1:
+        offsets = tl.arange(0, P)
+        partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0)
+        tl.store(out_ptr, tl.sum(partials, axis=0))
+        tl.store(ticket_ptr, 0)
+
+
+def _launch(kernel, x, out, programs_cap=PROGRAMS, block=BLOCK_SIZE, **extra):
+    n = x.numel()
+    programs = max(1, min(programs_cap, triton.cdiv(n, block)))
+    partials, ticket = workspace(x.device, programs_cap)
+    kernel[(programs,)](
+        x, out, partials, ticket, n, BLOCK_SIZE=block, P=triton.next_power_of_2(programs), **extra
+    )
+    return partials, ticket
+
+
+def sum_one_launch(x, out):
+    _launch(one_launch_kernel, x, out)
+
+
+@triton.jit
+def one_launch_per_tile_kernel(
+    x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, P: tl.constexpr
+):
+    # One program per tile; the last one walks the partials in blocks of P, always in the same order.
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(partials_ptr + pid, tl.sum(tl.load(x_ptr + offsets, mask=offsets < n, other=0.0), axis=0))
+    ticket = tl.atomic_add(ticket_ptr, 1)  # the default sem is "acq_rel"
+    if ticket == tl.num_programs(0) - 1:
+        acc = tl.zeros((P,), tl.float32)
+        for start in range(0, tl.num_programs(0), P):
+            offs = start + tl.arange(0, P)
+            acc += tl.load(partials_ptr + offs, mask=offs < tl.num_programs(0), other=0.0)
+        tl.store(out_ptr, tl.sum(acc, axis=0))
+        tl.atomic_xchg(ticket_ptr, 0)
+
+
+def sum_one_launch_per_tile(x, out):
+    n = x.numel()
+    programs = max(1, triton.cdiv(n, 2048))
+    partials, ticket = workspace(x.device, 1 << 16)  # room for 2^16 tiles of 2048: N up to 2^27
+    one_launch_per_tile_kernel[(programs,)](x, out, partials, ticket, n, BLOCK_SIZE=2048, P=32)
+
+
+def sum_one_launch_small_tiles(x, out):
+    _launch(one_launch_kernel, x, out, programs_cap=7, block=256)  # 7 programs: a partial block of P
+
+
+# ----------------------------------------------------------------------------------------------------
+# Wrong: more than one launch per call
+
+
+@triton.jit
+def partials_kernel(x_ptr, partials_ptr, n, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, tl.num_programs(0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def combine_kernel(partials_ptr, out_ptr, programs, P: tl.constexpr):
+    offsets = tl.arange(0, P)
+    tl.store(out_ptr, tl.sum(tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0), axis=0))
+
+
+def sum_one_launch_two_kernels(x, out):
+    n = x.numel()
+    programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    partials, _ = workspace(x.device)
+    partials_kernel[(programs,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    combine_kernel[(1,)](partials, out, programs, P=triton.next_power_of_2(programs))
+
+
+def sum_one_launch_host_combine(x, out):
+    n = x.numel()
+    programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    partials, _ = workspace(x.device)
+    partials_kernel[(programs,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    out.copy_(partials[:programs].sum())  # the combine on the host side: two more launches
+
+
+@triton.jit
+def atomic_sum_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.atomic_add(out_ptr, tl.sum(tl.load(x_ptr + offsets, mask=offsets < n, other=0.0), axis=0))
+
+
+def sum_one_launch_zeroed_atomics(x, out):
+    out.zero_()  # a launch of its own
+    atomic_sum_kernel[(triton.cdiv(x.numel(), BLOCK_SIZE),)](x, out, x.numel(), BLOCK_SIZE=BLOCK_SIZE)
+
+
+def sum_one_launch_ticket_zeroed_by_host(x, out):
+    n = x.numel()
+    programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    partials = torch.empty(PROGRAMS, dtype=torch.float32, device=x.device)
+    ticket = torch.zeros(1, dtype=torch.int32, device=x.device)  # a memset on every call
+    P = triton.next_power_of_2(programs)
+    one_launch_kernel[(programs,)](x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=P)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Wrong: the ticket
+
+
+@triton.jit
+def never_reset_kernel(
+    x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, P: tl.constexpr
+):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+    if ticket == programs - 1:  # right on the first call only: the ticket is never put back to 0
+        offsets = tl.arange(0, P)
+        partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0)
+        tl.store(out_ptr, tl.sum(partials, axis=0))
+
+
+_NEVER_RESET = {}
+
+
+def sum_one_launch_never_reset(x, out):
+    n = x.numel()
+    programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    if x.device not in _NEVER_RESET:  # its own workspace: its ticket must not leak into other tests
+        _NEVER_RESET[x.device] = (
+            torch.empty(PROGRAMS, device=x.device),
+            torch.zeros(1, dtype=torch.int32, device=x.device),
+        )
+    partials, ticket = _NEVER_RESET[x.device]
+    never_reset_kernel[(programs,)](
+        x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=triton.next_power_of_2(programs)
+    )
+
+
+@triton.jit
+def early_ticket_kernel(
+    x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, P: tl.constexpr
+):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")  # taken before this program's partial exists
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    if ticket == programs - 1:
+        offsets = tl.arange(0, P)
+        partials = tl.load(
+            partials_ptr + offsets, mask=offsets < programs, other=0.0
+        )  # its own not stored yet
+        tl.store(out_ptr, tl.sum(partials, axis=0))
+        tl.store(ticket_ptr, 0)
+    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+
+
+_EARLY = {}
+
+
+def sum_one_launch_early_ticket(x, out):
+    n = x.numel()
+    programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    if x.device not in _EARLY:
+        _EARLY[x.device] = (
+            torch.zeros(PROGRAMS, device=x.device),
+            torch.zeros(1, dtype=torch.int32, device=x.device),
+        )
+    partials, ticket = _EARLY[x.device]
+    early_ticket_kernel[(programs,)](
+        x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=triton.next_power_of_2(programs)
+    )
+
+
+@triton.jit
+def off_by_one_kernel(x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, P: tl.constexpr):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")  # returns the value before the add: 0 .. programs-1
+    if ticket == programs:
+        offsets = tl.arange(0, P)
+        partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0)
+        tl.store(out_ptr, tl.sum(partials, axis=0))
+    if ticket == programs - 1:
+        tl.store(ticket_ptr, 0)
+
+
+def sum_one_launch_off_by_one(x, out):
+    _launch(off_by_one_kernel, x, out)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Wrong: the sum itself
+
+
+@triton.jit
+def wrong_other_kernel(
+    x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, P: tl.constexpr
+):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=1.0)  # padding the tail with ones
+    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+    if ticket == programs - 1:
+        offsets = tl.arange(0, P)
+        partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0)
+        tl.store(out_ptr, tl.sum(partials, axis=0))
+        tl.store(ticket_ptr, 0)
+
+
+def sum_one_launch_wrong_other(x, out):
+    _launch(wrong_other_kernel, x, out)
+
+
+@triton.jit
+def tail_dropped_kernel(
+    x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, P: tl.constexpr
+):
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(partials_ptr + pid, tl.sum(tl.load(x_ptr + offsets), axis=0))
+    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+    if ticket == tl.num_programs(0) - 1:
+        offs = tl.arange(0, P)
+        partials = tl.load(partials_ptr + offs, mask=offs < tl.num_programs(0), other=0.0)
+        tl.store(out_ptr, tl.sum(partials, axis=0))
+        tl.store(ticket_ptr, 0)
+
+
+def sum_one_launch_tail_dropped(x, out):
+    n = x.numel()
+    programs = n // BLOCK_SIZE  # rounded down: the tail has no program, and N < BLOCK_SIZE none at all
+    partials, ticket = workspace(x.device, 1 << 17)
+    if programs:
+        P = triton.next_power_of_2(programs)
+        tail_dropped_kernel[(programs,)](x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=P)
+
+
+@triton.jit
+def fp16_kernel(x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, P: tl.constexpr):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float16)  # a float16 accumulator
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0).to(tl.float16)
+    tl.store(partials_ptr + pid, tl.sum(acc.to(tl.float32), axis=0))
+    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+    if ticket == programs - 1:
+        offsets = tl.arange(0, P)
+        partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0)
+        tl.store(out_ptr, tl.sum(partials, axis=0))
+        tl.store(ticket_ptr, 0)
+
+
+def sum_one_launch_fp16(x, out):
+    _launch(fp16_kernel, x, out)
+
+
+@triton.jit
+def atomic_combine_kernel(
+    x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, P: tl.constexpr
+):
+    # One launch, reset, but the partials meet in an atomic float sum: the order of the adds, and so the
+    # bits of the result, depend on which program finishes first.
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(partials_ptr, tl.sum(acc, axis=0), sem="acq_rel")
+    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+    if ticket == programs - 1:
+        tl.store(out_ptr, tl.load(partials_ptr))
+        tl.store(partials_ptr, 0.0)
+        tl.store(ticket_ptr, 0)
+
+
+_ATOMIC = {}
+
+
+def sum_one_launch_atomic_combine(x, out):
+    n = x.numel()
+    programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    if x.device not in _ATOMIC:
+        _ATOMIC[x.device] = (
+            torch.zeros(1, device=x.device),
+            torch.zeros(1, dtype=torch.int32, device=x.device),
+        )
+    total, ticket = _ATOMIC[x.device]
+    atomic_combine_kernel[(programs,)](x, out, total, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=1)
+
+
+CORRECT = [sum_one_launch, sum_one_launch_per_tile, sum_one_launch_small_tiles]
+if not runs_on_gpu():  # the interpreter runs programs in order, so the atomic adds always meet in order
+    CORRECT.append(sum_one_launch_atomic_combine)
+
+WRONG = [
+    (sum_one_launch_two_kernels, "extra_launches"),
+    (sum_one_launch_host_combine, "extra_launches"),
+    (sum_one_launch_zeroed_atomics, "extra_launches"),
+    (sum_one_launch_ticket_zeroed_by_host, "extra_launches"),
+    (sum_one_launch_never_reset, "state_not_reset"),
+    (sum_one_launch_early_ticket, "stale_partials"),
+    (sum_one_launch_off_by_one, "not_written"),
+    (sum_one_launch_wrong_other, "wrong_sentinel"),
+    (sum_one_launch_tail_dropped, "tail_not_processed"),
+    (sum_one_launch_fp16, "fp16_accumulation"),
+]
+if runs_on_gpu():
+    WRONG.append((sum_one_launch_atomic_combine, "not_deterministic"))
