@@ -60,3 +60,20 @@ def test_back_to_back_rate_counts_the_bytes_per_call():
     x = torch.ones(2**16)  # the timer is torch.utils.benchmark's: it runs on the CPU too
     rate = gbps_back_to_back(lambda: x.sum(), x.numel() * 4, min_run_time=0.05)
     assert 0 < rate < float("inf")
+
+
+def test_us_per_call_names_its_clocks():
+    from utils.bench import CLOCKS, us_per_call
+
+    assert set(CLOCKS) == {"gpu", "loop", "synced"}
+    with pytest.raises(ValueError, match="clock must be one of"):
+        us_per_call(lambda: None, "wall")
+    assert us_per_call(lambda: None, "loop", min_run_time=0.01) > 0  # the loop clock needs no GPU
+
+
+def test_fastest_us_keeps_each_calls_best_round(monkeypatch):
+    import utils.bench as bench
+
+    times = iter([5.0, 9.0, 3.0, 12.0, 4.0, 8.0])  # a, b, a, b, a, b
+    monkeypatch.setattr(bench, "us_per_call", lambda call, clock, min_run_time: next(times))
+    assert bench.fastest_us({"a": None, "b": None}, "loop", rounds=3) == {"a": 3.0, "b": 8.0}

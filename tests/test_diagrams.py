@@ -326,3 +326,13 @@ def test_reduction_figures_render_stay_closed_and_draw_into_given_axes(tmp_path)
         assert (left.get_title(), right.get_title()) == ("tree", "combine")
     finally:
         plt.close(fig)
+
+
+def test_ticket_order_diagram_marks_the_program_that_drew_the_last_ticket():
+    from utils.diagrams import ticket_order_diagram
+
+    fig = ticket_order_diagram([2, 0, 3, 1])
+    (ax,) = fig.axes
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "last ticket: program 2 combines" in labels
+    assert list(ax.collections[0].get_offsets()[:, 1]) == [2, 0, 3, 1]

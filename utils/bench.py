@@ -39,6 +39,47 @@ def gbps_back_to_back(fn, bytes_moved: int, min_run_time: float = 0.2) -> float:
     return bytes_moved / measurement.median / 1e9
 
 
+CLOCKS = {
+    "gpu": "GPU time (do_bench)",
+    "loop": "back to back (a loop)",
+    "synced": "one call, synchronised",
+}
+
+
+def us_per_call(fn, clock: str, min_run_time: float = 0.2) -> float:
+    """Median µs per call of `fn()` on one of three clocks (notebook 07), each from a library timer:
+
+    - "gpu": `triton.testing.do_bench`: the GPU's time between CUDA events, L2 flushed; no host cost.
+    - "loop": `torch.utils.benchmark`, calls back to back: what a program's loop pays per call. When the
+      host takes longer to launch than the GPU to run, this is the host's time.
+    - "synced": the same timer around `fn(); torch.cuda.synchronize()`: what one call costs a caller
+      that waits for its result (launch, the GPU's work, and the round trip back).
+    """
+    from torch.utils.benchmark import Timer
+
+    if clock == "gpu":
+        import triton.testing
+
+        return triton.testing.do_bench(fn, return_mode="median") * 1e3
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {list(CLOCKS)}, not {clock!r}")
+    stmt = "fn(); torch.cuda.synchronize()" if clock == "synced" else "fn()"
+    timer = Timer(stmt=stmt, globals={"fn": fn, "torch": torch})
+    return timer.blocked_autorange(min_run_time=min_run_time).median * 1e6
+
+
+def fastest_us(calls: dict, clock: str, rounds: int = 3, min_run_time: float = 0.1) -> dict[str, float]:
+    """{name: µs per call} for several calls compared on one clock (see `us_per_call`): each call timed
+    `rounds` times, taking turns with the others, keeping its fastest median. A shared or throttling GPU
+    can slow one measurement down by half; taking turns and keeping the best stops that from deciding
+    a comparison, which one median each cannot do (torch.utils.benchmark times one statement at a time)."""
+    best = {name: float("inf") for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            best[name] = min(best[name], us_per_call(call, clock, min_run_time))
+    return best
+
+
 def copy_gbps(numel: int, device: str = "cuda", timer=gbps) -> float:
     """GB/s of a float32 device-to-device copy of `numel` elements, counting bytes read and written."""
     src = torch.empty(numel, dtype=torch.float32, device=device)

@@ -58,6 +58,8 @@ def _constants_read(function) -> str:
 POINTER_TYPES = {
     "order_ptr": "*i64",  # notebook 02's permutation of tiles, from torch.randperm
     "partial_indices_ptr": "*i32",  # notebook 03's argmax: one index per program
+    "ticket_ptr": "*i32",  # notebook 07's one-launch reductions: the atomic ticket counter
+    "tickets_ptr": "*i32",  # notebook 07's diagram: the ticket each program drew
 }
 
 

@@ -40,6 +40,7 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "OTHER": [0.0, float("-inf")],
     "OP": ["max", "min", "sum", "prod"],
     "COUNT": ["min", "sum"],  # notebook 06: a tile's count by arithmetic, or by a tl.sum
+    "PARTIALS_BLOCK": [1024],  # notebook 07: the one-launch kernels load every partial as one tile
 }
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this
 
