@@ -7,9 +7,14 @@ The kernels and the host functions that launch them are loaded from the solution
 against its torch counterpart, then both are timed on sizes from launch-bound (4 Ki elements) to
 bandwidth-bound (256 Mi elements, 1 GiB of float32), next to a device-to-device copy of the same size.
 The timer is `utils.bench.gbps_back_to_back`: calls back to back, as a program's loop makes them, so at
-small sizes the numbers say how fast each side launches its kernels. It prints a table (GB/s, % of the
-copy's GB/s, ratio to torch) and writes `results.md`, `results.csv` and `results.png` to --out. Without
-a GPU it says so and exits; `--from-csv` rebuilds the table and plot from an earlier run's results.csv.
+small sizes the numbers say how fast each side launches its kernels. Every row is timed in two modes
+(`--modes`): eager, the calls themselves, and graphed (rows named "... [graphed]"), where each side's
+call is captured once in a CUDA graph by notebook 07's `capture` and the replays are timed back to back,
+so eager is compared with eager and graphed with graphed. Each side is timed twice, alternating, and
+keeps its better time, so that a clock change in between does not decide a comparison. It prints a
+table (GB/s, % of the copy's GB/s, ratio to torch) and writes `results.md`, `results.csv` and
+`results.png` to --out. Without a GPU it says so and exits; `--from-csv` rebuilds the table and plot
+from an earlier run's results.csv.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import argparse
 import csv
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
@@ -45,6 +50,7 @@ class Row:
     torch_fn: Callable  # (inputs, out) -> the same result computed by torch
     # (n, device) -> (inputs, out); by default one vector of n floats and a 1-element out
     make: Callable | None = None
+    graphed: bool = False  # time replays of a CUDA graph of each side's call instead of the calls
 
     @property
     def notebook(self) -> str:
@@ -94,9 +100,12 @@ ROWS = [
     ),
     Row("sum, persistent + atomics", "sum_persistent", lambda i, out: i[0].sum()),
     Row("sum, two-stage", "sum_two_stage", lambda i, out: i[0].sum()),
+    Row("sum, one launch", "sum_one_launch", lambda i, out: i[0].sum()),
     Row("max, two-stage", "max_two_stage", lambda i, out: i[0].amax()),
+    Row("max, one launch", "max_one_launch", lambda i, out: i[0].amax()),
     Row("min, two-stage", "min_two_stage", lambda i, out: i[0].amin()),
     Row("L2 norm", "l2_norm_fast", lambda i, out: torch.linalg.vector_norm(i[0])),
+    Row("L2 norm, one launch", "l2_norm_one_launch", lambda i, out: torch.linalg.vector_norm(i[0])),
     Row("L1 norm", "l1_norm_fast", lambda i, out: torch.linalg.vector_norm(i[0], 1)),
     Row("count non-zeros", "count_nonzero_fast", lambda i, out: torch.count_nonzero(i[0])),
     Row("logsumexp", "logsumexp_online", lambda i, out: torch.logsumexp(i[0], 0)),
@@ -121,12 +130,21 @@ ROWS = [
 ]
 
 
+GRAPHED = " [graphed]"
+
+
+def graphed(row: Row) -> Row:
+    """The same row timed as replays of a CUDA graph, on both sides."""
+    return replace(row, name=row.name + GRAPHED, graphed=True)
+
+
 def course_functions(rows=ROWS) -> dict[str, Callable]:
     """Each row's course function, loaded from its solution notebook (see utils.kernels.load)."""
     from utils.kernels import load
 
     modules = {nb: load(nb) for nb in sorted({row.notebook for row in rows})}
-    return {row.name: getattr(modules[row.notebook], row.function) for row in rows}
+    functions = {row.name: getattr(modules[row.notebook], row.function) for row in rows}
+    return functions | {graphed(row).name: functions[row.name] for row in rows}
 
 
 def agrees(row: Row, function: Callable, n: int, device: str) -> str | None:
@@ -149,15 +167,24 @@ def sizes(quick: bool, free_bytes: int) -> list[int]:
 
 
 def time_both(row: Row, function: Callable, n: int, device: str) -> tuple[float, float]:
-    """GB/s of the course function and of its torch counterpart, on the same inputs, called back to back."""
+    """GB/s of the course function and of its torch counterpart, on the same inputs, back to back: the
+    calls, or for a graphed row replays of each call's CUDA graph. Each side is timed twice, alternating
+    with the other, and keeps its better figure."""
     from utils.bench import gbps_back_to_back
 
     inputs, out = row.prepare(n, device)
     moved = bytes_moved(inputs, out)
-    return (
-        gbps_back_to_back(lambda: function(*inputs, out), moved),
-        gbps_back_to_back(lambda: row.torch_fn(inputs, out), moved),
-    )
+    calls = [lambda: function(*inputs, out), lambda: row.torch_fn(inputs, out)]
+    if row.graphed:
+        from utils.kernels import load
+
+        capture = load("07_launch_bound").capture
+        calls = [capture(call).replay for call in calls]
+    best = [0.0, 0.0]
+    for _ in range(2):
+        for side, call in enumerate(calls):
+            best[side] = max(best[side], gbps_back_to_back(call, moved, min_run_time=0.05))
+    return best[0], best[1]
 
 
 def measure(rows, functions, ns, device):
@@ -226,13 +253,17 @@ def plot(rows, ns, results, copy, title):
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
     colours = plt.get_cmap("tab20").colors
-    for i, row in enumerate(rows):
-        left.plot(ns, [results[row.name, n][0] for n in ns], marker="o", color=colours[i], label=row.name)
+    eager = [row.name.removesuffix(GRAPHED) for row in rows]
+    for row in rows:
+        colour = colours[list(dict.fromkeys(eager)).index(row.name.removesuffix(GRAPHED)) % len(colours)]
+        style = "--" if row.graphed else "-"  # a graphed row in its eager row's colour, dashed
+        left.plot(ns, [results[row.name, n][0] for n in ns], style, marker="o", color=colour, label=row.name)
         right.plot(
             ns,
             [results[row.name, n][0] / results[row.name, n][1] for n in ns],
+            style,
             marker="o",
-            color=colours[i],
+            color=colour,
             label=row.name,
         )
     left.plot(ns, [copy[n] for n in ns], linestyle="--", color="black", label="device copy (torch)")
@@ -244,28 +275,65 @@ def plot(rows, ns, results, copy, title):
         ax.set_xlabel("elements (float32)")
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
-    left.legend(fontsize=8, loc="upper left")
+    left.legend(fontsize=6, loc="upper left", ncol=2)
     fig.suptitle(title)
     fig.tight_layout()
     return fig
 
 
-def report(rows, ns, results, copy, title, out: Path) -> None:
+def shortfalls(rows, ns, results) -> list[str]:
+    """One line per row: the sizes at which it is below torch (outside the LEVEL band), or none."""
+    lines = []
+    for row in rows:
+        below = [power(n) for n in ns if results[row.name, n][0] / results[row.name, n][1] < LEVEL]
+        lines.append(
+            f"- {row.name}: "
+            + (f"below torch at {', '.join(below)}" if below else "at or above torch at every size")
+        )
+    return lines
+
+
+def launch_floor(device: str) -> tuple[float, float]:
+    """µs per call, back to back, of an empty Triton launch (notebook 07's `empty_kernel`) and of torch's
+    cheapest launch (`zero_()` on one float): the eager floor each side's calls cannot get below."""
+    from utils.bench import us_per_call
+    from utils.kernels import load
+
+    empty_kernel = load("07_launch_bound").empty_kernel
+    one = torch.zeros(1, device=device)
+    empty_kernel[(1,)](one)
+    return us_per_call(lambda: empty_kernel[(1,)](one), "loop"), us_per_call(one.zero_, "loop")
+
+
+def report(rows, ns, results, copy, title, out: Path, floor: tuple[float, float] | None = None) -> None:
     """Print the table (all sizes, then the largest), and write results.md, results.csv and results.png."""
     from utils.bench import print_table
 
     lines = table(rows, ns, results, copy)
     largest = power(ns[-1])
     summary = [line for line in lines if line[1] == largest]
+    below = shortfalls(rows, ns, results)
+    floor_line = (
+        f"Eager floor, back to back: an empty Triton launch {floor[0]:.1f} µs, torch's zero_() on one "
+        f"float {floor[1]:.1f} µs."
+        if floor
+        else ""
+    )
     print(title)
     print_table(HEADERS, lines)
     print(f"\nAt {largest} elements (device copy {copy[ns[-1]]:,.0f} GB/s):")
     print_table(HEADERS, summary)
+    print("\nBelow torch (a ratio under the 1% level band):\n" + "\n".join(below))
+    if floor_line:
+        print(floor_line)
 
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.md").write_text(
         f"{title}\n\nAt {largest} elements (device copy {copy[ns[-1]]:,.0f} GB/s):\n\n"
-        f"{markdown(HEADERS, summary)}\n\nAll sizes:\n\n{markdown(HEADERS, lines)}\n"
+        f"{markdown(HEADERS, summary)}\n\nBelow torch, row by row (outside the 1% level band):\n\n"
+        + "\n".join(below)
+        + (f"\n\n{floor_line}" if floor_line else "")
+        + f"\n\nAll sizes:\n\n{markdown(HEADERS, lines)}\n"
         "\nDevice copy GB/s by size: " + ", ".join(f"{power(n)}: {copy[n]:,.0f}" for n in ns) + "\n"
     )
     with open(out / "results.csv", "w", newline="") as f:
@@ -305,7 +373,7 @@ def read_csv(path: Path) -> tuple[list[Row], list[int], dict, dict[int, float], 
     """(rows, sizes, results, copy, title) from a results.csv that `report` wrote."""
     with open(path, newline="") as f:
         records = list(csv.DictReader(f))
-    by_name = {row.name: row for row in ROWS}
+    by_name = {row.name: row for row in ROWS} | {graphed(row).name: graphed(row) for row in ROWS}
     unknown = {r["reduction"] for r in records} - set(by_name)
     if unknown:
         raise SystemExit(f"{path}: rows this version of the benchmark does not know: {sorted(unknown)}")
@@ -329,6 +397,13 @@ def main(argv=None) -> int:
         help="folder for results.md, results.csv and results.png (default: %(default)s)",
     )
     parser.add_argument("--only", nargs="*", help="benchmark only rows whose name contains one of these")
+    parser.add_argument(
+        "--modes",
+        nargs="+",
+        choices=["eager", "graphed"],
+        default=["eager", "graphed"],
+        help="eager calls, replays of CUDA graphs, or both (default: both)",
+    )
     parser.add_argument(
         "--from-csv",
         type=Path,
@@ -356,8 +431,10 @@ def main(argv=None) -> int:
     for name, why in wrong.items():
         print(f"{name}: the course function disagrees with torch, so it is not timed: {why}")
     rows = [r for r in rows if r.name not in wrong]
+    rows = [r for r in rows if "eager" in args.modes] + [graphed(r) for r in rows if "graphed" in args.modes]
     ns = sizes(args.quick, torch.cuda.mem_get_info()[0])
     results, copy = measure(rows, functions, ns, device)
+    floor = launch_floor(device)
     from utils.setup import gpu_driver
 
     properties = torch.cuda.get_device_properties(0)
@@ -365,7 +442,7 @@ def main(argv=None) -> int:
         f"{versions()}, driver {gpu_driver()}, {properties.multi_processor_count} SMs, "
         f"{date.today().isoformat()}"
     )
-    report(rows, ns, results, copy, title, args.out)
+    report(rows, ns, results, copy, title, args.out, floor)
     return 0
 
 

@@ -118,3 +118,27 @@ def test_a_csv_with_rows_the_benchmark_does_not_know_is_refused(tmp_path):
     path.write_text(",".join(bench.CSV_COLUMNS) + "\nnot a row,01,f,4096,1,1,1,GPU\n")
     with pytest.raises(SystemExit, match="not a row"):
         bench.main(["--from-csv", str(path), "--out", str(tmp_path)])
+
+
+def test_graphed_rows_time_the_same_functions_and_come_back_from_a_csv(tmp_path, functions):
+    row = next(r for r in bench.ROWS if r.function == "sum_one_launch")
+    graphed = bench.graphed(row)
+    assert graphed.graphed and graphed.name == row.name + bench.GRAPHED
+    assert functions[graphed.name] is functions[row.name]  # one function, two ways of timing it
+    ns = [2**12, bench.BANDWIDTH_BOUND_ELEMENTS]
+    results = {(r.name, n): (1.0 + i, 2.0) for i, r in enumerate((row, graphed)) for n in ns}
+    bench.report([row, graphed], ns, results, {n: 4.0 for n in ns}, "GPU X", tmp_path, floor=(13.0, 7.0))
+    rows, _, again, _, _ = bench.read_csv(tmp_path / "results.csv")
+    assert [r.name for r in rows] == [row.name, graphed.name] and rows[1].graphed
+    assert again == results
+    text = (tmp_path / "results.md").read_text()
+    assert f"- {row.name}: below torch at 2^12, 2^28" in text
+    assert f"- {graphed.name}: at or above torch at every size" in text
+    assert "an empty Triton launch 13.0 µs, torch's zero_() on one float 7.0 µs" in text
+
+
+def test_shortfalls_use_the_level_band():
+    row = bench.ROWS[0]
+    ns = [2**12, 2**16]
+    level = {(row.name, 2**12): (0.995, 1.0), (row.name, 2**16): (0.98, 1.0)}
+    assert bench.shortfalls([row], ns, level) == [f"- {row.name}: below torch at 2^16"]
