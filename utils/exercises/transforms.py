@@ -11,6 +11,7 @@ cast, a sample of x, or its last element.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -810,21 +811,23 @@ def _mean_var_tolerance(case: Case) -> tuple[torch.Tensor, float]:
 _MEAN_VAR_TOLERANCES: dict[int, tuple[torch.Tensor, tuple[torch.Tensor, float]]] = {}
 
 
+_L2_NORM = Exercise(
+    id="l2_norm",
+    signature="l2_norm(x, out)",
+    description="out[0] = sqrt(sum(x * x)): square inside the reduction, sqrt after the combine",
+    hint="square inside the reduction (tl.sum(x * x)), atomically add the partials into zeroed "
+    "scratch, then take the sqrt once on the host.",
+    cases=_scaled_cases,
+    reference=lambda x: (x * x).sum().sqrt().reshape(1),
+    compare="sum",
+    predictions=_l2_predictions,
+    stale=lambda expected, garbage: (expected**2 + garbage).sqrt(),
+    identity=0.0,
+    mistakes=mistakes(MESSAGES, **_L2),
+)
+
 EXERCISES = [
-    Exercise(
-        id="l2_norm",
-        signature="l2_norm(x, out)",
-        description="out[0] = sqrt(sum(x * x)): square inside the reduction, sqrt after the combine",
-        hint="square inside the reduction (tl.sum(x * x)), atomically add the partials into zeroed "
-        "scratch, then take the sqrt once on the host.",
-        cases=_scaled_cases,
-        reference=lambda x: (x * x).sum().sqrt().reshape(1),
-        compare="sum",
-        predictions=_l2_predictions,
-        stale=lambda expected, garbage: (expected**2 + garbage).sqrt(),
-        identity=0.0,
-        mistakes=mistakes(MESSAGES, **_L2),
-    ),
+    _L2_NORM,
     Exercise(
         id="l1_norm",
         signature="l1_norm(x, out)",
@@ -883,18 +886,15 @@ EXERCISES = [
         tolerance=_mean_var_tolerance,
         trait_mistakes={"offset": "cancellation", "sorted": "spread_between_tiles"},
     ),
-    Exercise(
+    replace(
+        _L2_NORM,
         id="l2_norm_one_launch",
         signature="l2_norm_one_launch(x, out)",
         description="out[0] = sqrt(sum(x * x)) in one launch: the ticket's last program combines the "
         "partials in order and takes the sqrt itself; bit-identical, right when called twice",
         hint="notebook 07's one-launch pattern with tl.sum(x * x) per program; the program that draws "
         "the last ticket sums the partials, stores tl.sqrt of the total into out[0] and resets the ticket.",
-        cases=_scaled_cases,
-        reference=lambda x: (x * x).sum().sqrt().reshape(1),
-        compare="sum",
-        predictions=_l2_predictions,
-        stale=lambda expected, garbage: (expected**2 + garbage).sqrt(),
+        identity=None,  # nothing is reset on the host: an unwritten out still holds its garbage
         repeats=5,
         one_launch=True,
         mistakes=mistakes({**MESSAGES, **ONE_LAUNCH_MESSAGES}, **_L2),
