@@ -15,6 +15,8 @@ How mistakes become visible, on the GPU and in the interpreter alike, without Tr
   is caught every time, not only on the second call;
 - in the interpreter, the call runs under utils.bounds.guarded(): an access far outside every tensor
   the kernel was given becomes a report (`out_of_bounds_access`) instead of a crashed process.
+- a one-launch exercise (notebook 07) is first called twice in a row on one input: the second call must
+  make one Triton launch and no torch operation on the device (utils.launches), and both must be right.
 When no mistake explains a failure, the report shows the smallest failing case in full.
 """
 
@@ -131,12 +133,15 @@ def _garbage(seed: int, case: Case) -> float:
     """What out holds before the call: a different value every case, alternating in sign.
 
     It is scaled with the case (largest |x| times sqrt(N)) so that, added to a huge sum, it still stands
-    out from rounding error, and rounded to float32 so that an untouched out equals it exactly.
+    out from rounding error, and rounded to out's dtype so that an untouched out equals it exactly. A
+    float16 out (the softmax's) holds probabilities, so its garbage is not scaled: it must stay finite.
     """
     g = torch.Generator().manual_seed(10_000 + seed)
     scale = max(1.0, case.inputs[0].abs().max().item() if case.n else 1.0) * math.sqrt(case.n)
+    if case.out_dtype != torch.float32:
+        scale = 1.0
     value = (1 if seed % 2 else -1) * (1000 + float(torch.randint(0, 1000, (1,), generator=g))) * scale
-    return float(torch.tensor(value, dtype=torch.float32))
+    return float(torch.tensor(value, dtype=case.out_dtype))
 
 
 def _run(
@@ -157,7 +162,8 @@ def _run(
     numel = math.prod(case.out_shape)
     guard = _guard_size(numel)
     garbage = _garbage(seed, case)
-    out_buffer = torch.full((2 * guard + numel,), CANARY, dtype=torch.float32, device=device)
+    out_buffer = torch.full((2 * guard + numel,), CANARY, dtype=case.out_dtype, device=device)
+    canary = out_buffer[0].item()  # CANARY as out's dtype rounds it
     out = out_buffer[guard : guard + numel].view(case.out_shape)
     out.fill_(garbage)
     try:
@@ -179,7 +185,7 @@ def _run(
     expected = exercise.reference(*(x.double() for x in case.inputs))
     inputs_intact = all(_same(view.cpu(), x) for view, x in zip(inputs, case.inputs))
     return Run(
-        case, out.double().cpu(), expected, garbage, bool((canaries == CANARY).all()), inputs_intact, returned
+        case, out.double().cpu(), expected, garbage, bool((canaries == canary).all()), inputs_intact, returned
     )
 
 

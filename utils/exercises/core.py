@@ -133,6 +133,7 @@ class Case:
     # What is special about this case ("fp16", "strided", "offset"): a mistake that shows only on the
     # cases with a trait is named by Exercise.trait_mistakes.
     traits: frozenset[str] = frozenset()
+    out_dtype: torch.dtype = torch.float32  # the softmax writes the input's dtype; every other exercise fp32
 
     def __post_init__(self):
         if self.layout not in get_args(Layout):

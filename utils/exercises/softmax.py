@@ -1,0 +1,222 @@
+"""The softmax family (notebook 08, the capstone; issue 17): out[r, :] = softmax(x[r, :]) for a 2-D x.
+
+A row is reduced twice (its maximum, then its sum of exponentials) and then written whole, so the
+mistakes are those of notebook 03's max (the sentinel), 02's sum (masked lanes that add) and 05's rows
+(offsets, strides, float16), plus the softmax's own: no shift by the maximum, no division, the wrong
+axis, and a row with no finite entry. This exercise's contract for such a row is zeros (torch.softmax
+gives NaN), so a kernel must decide what it does there.
+
+The battery holds rows of one column, short rows by the hundred, widths just past a power of two, rows
+with some -inf entries and one that is all -inf, rows whose exponentials overflow or vanish in float32
+without the shift, transposed and sliced views, and a long float16 row, whose sum of exponentials loses
+digits when it is kept in float16 (its spacing there is 8). out has x's shape and dtype.
+
+Predictions are computed in float32, as a kernel would compute them, one per way a learner pads the
+masked lanes of a tile of BLOCK_SIZE columns: pad = (-n_cols) % BLOCK_SIZE lanes per row.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from utils.exercises.core import (
+    ANY_ORDER,
+    POWERS_OF_TWO,
+    TILE_MESSAGES,
+    UNWRITTEN,
+    Case,
+    Exercise,
+    Layout,
+    Predictions,
+    mistakes,
+    nan_as_predicted,
+    predict,
+    predict_each,
+    values,
+)
+
+MESSAGES = {
+    "wrong_sentinel": TILE_MESSAGES["wrong_sentinel"],
+    "no_max_subtraction": "the rows of large values (100 to 300) or of very negative ones (-200 to -400) "
+    "give NaN or zeros: exp(x) overflows float32 from x = 88.7 and is 0 below about -103. Subtract the "
+    "row's maximum first, exp(x - max(x)): it changes nothing mathematically and keeps every "
+    "exponential in (0, 1].",
+    "masked_lanes_in_sum": "each row's sum of exponentials counted the masked lanes past the row's end: "
+    "they were loaded as other=0.0, and exp(0 - max) was added for each. Load with "
+    "other=float('-inf'), so that exp gives 0 there, or mask the exponentials with "
+    "tl.where(mask, e, 0.0) before tl.sum.",
+    "not_normalised": "out holds exp(x - max) without the division: divide each row's exponentials by "
+    "their sum.",
+    "wrong_axis": "out is normalised down each column instead of along each row: the max and the sum "
+    "must run over one row's columns, x[r, :], with the row from tl.program_id(0) and the columns from "
+    "tl.arange.",
+    "missing_row_offset": "rows landed in the wrong place: every row of out holds row 0's softmax, or "
+    "only out's first row was written. The row is missing from the input's offset "
+    "(x_ptr + row * stride_row) or from out's (out_ptr + row * out_stride_row).",
+    "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
+    "x.stride(1) to the kernel and use both in the offsets (a row stride is not n_cols, and the column "
+    "stride is not 1, for every view).",
+    "fp16_accumulation": "the float16 cases fail: the row's exponentials were summed in float16, whose "
+    "sum of many values near 1 stops growing at 2048 (and loses digits long before). Convert the "
+    "loaded tile with .to(tl.float32), compute in float32, and convert only what you store.",
+    "all_neg_inf_row": "only the case with a row of -inf fails: that row came out as NaN, since "
+    "exp(-inf - (-inf)) is exp(NaN). This exercise asks for zeros there: guard the shift "
+    "(tl.where(m == float('-inf'), 0.0, m)) and the division (tl.where(total > 0, e / total, 0.0)).",
+}
+_WORDS = dict(
+    identity="other=float('-inf') for the max, whose exp then adds 0 to the sum",
+    reset="nothing: each program stores its own rows",
+)
+
+NEG_INF = -math.inf
+
+
+def _softmax_cases(large: bool) -> list[Case]:
+    f32, f16 = torch.float32, torch.float16
+    specs: list[tuple[int, int, str, torch.dtype, Layout]] = [  # rows, cols, kind, dtype, layout
+        (1, 1, "mixed", f32, "contiguous"),
+        (3, 5, "mixed", f32, "contiguous"),
+        (7, 1000, "mixed", f32, "contiguous"),
+        (131, 3, "mixed", f32, "contiguous"),  # many short rows
+        (33, 515, "positive", f32, "transposed"),  # just over a tile of 512
+        (20, 700, "mixed", f16, "sliced"),
+        (2, 16384, "negative", f16, "contiguous"),  # a long row: a float16 running sum loses digits
+        (5, 130, "some -inf", f32, "contiguous"),
+        (3, 64, "a row of -inf", f32, "contiguous"),
+        (6, 300, "hot", f32, "contiguous"),  # exp overflows float32 without the shift
+        (6, 300, "cold", f32, "contiguous"),  # exp is 0 in float32 without the shift
+        (2, 4099, "mixed", f32, "sliced"),  # just over a tile of 4096
+    ]
+    if large:
+        specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
+    cases = []
+    for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
+        seed = 800 + i
+        if kind == "some -inf":
+            x = values(rows * cols, "mixed", seed).view(rows, cols)
+            x[:, ::7] = NEG_INF
+            x = x.to(dtype)
+        elif kind == "a row of -inf":
+            x = values(rows * cols, "mixed", seed).view(rows, cols)
+            x[1] = NEG_INF
+            x = x.to(dtype)
+        else:
+            x = values(rows * cols, kind, seed, dtype=dtype).view(rows, cols)
+        traits = {"fp16"} if dtype == f16 else set()
+        traits |= {"strided"} if layout != "contiguous" else set()
+        traits |= {"all_neg_inf"} if kind == "a row of -inf" else set()
+        name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} {kind}, {layout}"
+        cases.append(Case(name, (x,), (rows, cols), layout, frozenset(traits), out_dtype=dtype))
+    return cases
+
+
+def _reference(x: torch.Tensor) -> torch.Tensor:
+    """Softmax along each row in float64; a row with no finite entry (all -inf) gives zeros."""
+    return torch.nan_to_num(torch.softmax(x, dim=1), nan=0.0)
+
+
+def _softmax_tolerance(case: Case) -> tuple[float, float]:
+    """(atol, rtol): a float32 kernel's exp of a shifted value is off by about ulp(x) relative (x up to
+    400 here: 3e-5), and a float16 out rounds each probability by up to 2^-11 relative, or by half of
+    2^-24, the spacing of float16's subnormals, below 2^-14. rtol leaves a factor of four over each."""
+    return (2.0**-24, 2e-3) if case.out_dtype == torch.float16 else (1e-12, 1e-4)
+
+
+def _shifted(
+    x: torch.Tensor, shift: torch.Tensor, pad: int, pad_value: float | None, guarded: bool
+) -> torch.Tensor:
+    """exp(x - shift) / (its row sum + pad * exp(pad_value - shift)), in float32 as a kernel computes it.
+    `guarded`: a row whose sum is 0 gives zeros (the exercise's guard for a row of -inf), not 0/0 = NaN."""
+    e = torch.exp(x - shift)
+    total = e.sum(dim=1, keepdim=True)
+    if pad and pad_value is not None:
+        total = total + pad * torch.exp(pad_value - shift)
+    return torch.where(total > 0, e / total, 0.0) if guarded else e / total
+
+
+GUARDS = {False: "no guard on the division", True: "the division guarded (0 where the sum is 0)"}
+
+
+# Per case at most this many elements times alternatives for the race of rows into out's first row.
+MAX_RACE_ELEMENTS = 1 << 22
+
+
+def _softmax_predictions(case: Case) -> Predictions:
+    x64 = case.inputs[0].double()
+    x = case.inputs[0].float()  # what a kernel computes with: float32
+    rows, cols = x.shape
+    out: Predictions = {}
+
+    def put(code, variant, result: torch.Tensor) -> None:
+        predict(out, code, variant, nan_as_predicted(result.double().reshape(-1)))
+
+    row_max = x.max(dim=1, keepdim=True).values
+    for guarded, guard in GUARDS.items():
+        put("no_max_subtraction", guard, _shifted(x, torch.zeros_like(row_max), 0, None, guarded))
+    put("not_normalised", None, torch.exp(x - row_max))
+    if rows > 1:
+        put("wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
+        first = _reference(x64[:1]).expand(rows, cols)
+        put("missing_row_offset", "every program read row 0", first)
+        stored = torch.full((rows, rows, cols), UNWRITTEN, dtype=torch.float64)
+        stored[:, 0] = _reference(x64)
+        predict(out, "missing_row_offset", "every row stored into out's first row", stored[-1].reshape(-1))
+        if rows * rows * cols <= MAX_RACE_ELEMENTS:
+            variant = ("every row stored into out's first row", ANY_ORDER)
+            predict_each(out, "missing_row_offset", variant, stored.reshape(rows, -1))
+    # The masked lanes of a row's last tile, padded with 0.0: in the max only, in the sum only, or both.
+    by_pad: dict[int, dict[tuple[str, str], torch.Tensor]] = {}
+    for b in POWERS_OF_TWO:
+        pad = -cols % b
+        if not pad:
+            continue
+        if pad not in by_pad:
+            zero_max = torch.maximum(row_max, torch.zeros_like(row_max))
+            by_pad[pad] = {
+                (where, guard): _shifted(x, shift, pad, pad_value, guarded)
+                for where, shift, pad_value in (
+                    ("other=0.0 in the max", zero_max, None),
+                    ("other=0.0 in the sum", row_max, 0.0),
+                    ("other=0.0 in the max and the sum", zero_max, 0.0),
+                )
+                for guarded, guard in GUARDS.items()
+            }
+        for (where, guard), result in by_pad[pad].items():
+            code = "wrong_sentinel" if where == "other=0.0 in the max" else "masked_lanes_in_sum"
+            put(code, (b, where, guard), result)
+    return out
+
+
+def softmax(id: str, signature: str, description: str, hint: str) -> Exercise:
+    return Exercise(
+        id=id,
+        signature=signature,
+        description=description,
+        hint=hint,
+        cases=_softmax_cases,
+        reference=_reference,
+        compare="sum",
+        tolerance=_softmax_tolerance,
+        predictions=_softmax_predictions,
+        mistakes=mistakes(MESSAGES, **_WORDS),
+        trait_mistakes={
+            "fp16": "fp16_accumulation",
+            "strided": "ignores_strides",
+            "all_neg_inf": "all_neg_inf_row",
+        },
+    )
+
+
+EXERCISES = [
+    softmax(
+        "softmax",
+        "softmax(x, out)",
+        "out[r, :] = softmax(x[r, :]) for 2-D x of any strides, float16 or float32, out in x's dtype; a "
+        "row of -inf gives zeros",
+        "one program per row (or several rows per program): load the row with other=float('-inf'), "
+        "shift by its tl.max, tl.exp, divide by the tl.sum, all in float32; guard a row with no finite "
+        "entry; store in out's dtype with out's strides.",
+    ),
+]
