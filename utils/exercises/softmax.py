@@ -18,6 +18,7 @@ masked lanes of a tile of BLOCK_SIZE columns: pad = (-n_cols) % BLOCK_SIZE lanes
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import torch
 
@@ -155,7 +156,9 @@ def _softmax_predictions(case: Case) -> Predictions:
     row_max = x.max(dim=1, keepdim=True).values
     for guarded, guard in GUARDS.items():
         put("no_max_subtraction", guard, _shifted(x, torch.zeros_like(row_max), 0, None, guarded))
-    put("not_normalised", None, torch.exp(x - row_max))
+    guarded_max = torch.where(row_max == NEG_INF, 0.0, row_max)  # a row of -inf shifted by 0: exp gives 0
+    put("not_normalised", "no guard on the shift", torch.exp(x - row_max))
+    put("not_normalised", "the shift guarded", torch.exp(x - guarded_max))
     if rows > 1:
         put("wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
         first = _reference(x64[:1]).expand(rows, cols)
@@ -189,6 +192,48 @@ def _softmax_predictions(case: Case) -> Predictions:
     return out
 
 
+ONLINE_MESSAGES = {
+    **MESSAGES,
+    "running_sum_not_rescaled": "rows that are longer than one tile fail: the running sum of "
+    "exponentials was not rescaled when the running max grew. Every term already in s was taken "
+    "against the old max m: before adding a tile's exp(x - m_new), multiply s by exp(m - m_new).",
+}
+
+
+def _online_predictions(case: Case) -> Predictions:
+    """The softmax's predictions, and a running sum never rescaled: for tiles of b columns,
+    s = sum over tiles t of sum(exp(x_t - M_t)), with M_t the running max after tile t, and
+    out = exp(x - M) / s with M the row's max."""
+    out = _softmax_predictions(case)
+    x = case.inputs[0].float()
+    rows, cols = x.shape
+    row_max = x.max(dim=1, keepdim=True).values
+    shift = torch.where(row_max == NEG_INF, 0.0, row_max)
+    for b in POWERS_OF_TWO:
+        if b >= cols:  # one tile: nothing to rescale
+            break
+        tiled = torch.cat([x, x.new_full((rows, -cols % b), NEG_INF)], dim=1).view(rows, -1, b)
+        running = tiled.max(dim=2).values.cummax(dim=1).values  # the running max after each tile
+        running = torch.where(running == NEG_INF, 0.0, running)  # guarded as a right kernel guards it
+        s = torch.exp(tiled - running[:, :, None]).sum(dim=(1, 2)).reshape(rows, 1)
+        e = torch.exp(x - shift)
+        for guarded, guard in GUARDS.items():
+            result = torch.where(s > 0, e / s, 0.0) if guarded else e / s
+            predict(
+                out, "running_sum_not_rescaled", (b, guard), nan_as_predicted(result.double().reshape(-1))
+            )
+    return out
+
+
+def _online_cases(large: bool) -> list[Case]:
+    """The softmax's battery and, on a GPU, a row longer than one program's registers hold."""
+    cases = _softmax_cases(large)
+    if large:
+        x = values(8 * 65536, "mixed", 899).view(8, 65536)
+        cases.append(Case("8x65536 float32 mixed, contiguous", (x,), (8, 65536), out_dtype=torch.float32))
+    return cases
+
+
 def softmax(id: str, signature: str, description: str, hint: str) -> Exercise:
     return Exercise(
         id=id,
@@ -220,3 +265,17 @@ EXERCISES = [
         "entry; store in out's dtype with out's strides.",
     ),
 ]
+EXERCISES.append(
+    replace(
+        EXERCISES[0],
+        id="softmax_online",
+        description="softmax with the row read in tiles, twice: a running max and a running sum of "
+        "exponentials rescaled as the max grows (Milakov and Gimelshein), then the normalised values",
+        hint="for each tile: m_new = max(m, tl.max(x)), then s = s * tl.exp(m - m_new) + "
+        "tl.sum(tl.exp(x - m_new)) and m = m_new; then a second loop stores tl.exp(x - m) / s. Guard a "
+        "row of -inf as in softmax.",
+        cases=_online_cases,
+        predictions=_online_predictions,
+        mistakes=mistakes(ONLINE_MESSAGES, **_WORDS),
+    )
+)
