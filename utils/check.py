@@ -22,6 +22,7 @@ When no mistake explains a failure, the report shows the smallest failing case i
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 
@@ -167,10 +168,12 @@ def _run(
     out = out_buffer[guard : guard + numel].view(case.out_shape)
     out.fill_(garbage)
     try:
-        with guarded(), counting() as seen:  # guarded: a far-out access raises instead of killing the process
+        # guarded: a far-out access raises instead of killing the process. Launches are counted only where
+        # asked, since the counting's dispatch mode sees every torch operation of the call.
+        with guarded(), contextlib.ExitStack() as counted:
+            if launches is not None:
+                launches.append(counted.enter_context(counting()))  # filled in while fn runs
             returned = fn(*inputs, out)
-        if launches is not None:
-            launches.append(seen)
         if device == "cuda":
             torch.cuda.synchronize()
     except NotImplementedError:
@@ -277,12 +280,13 @@ def _check_one_launch(exercise: Exercise, fn, device: str, cases: list[Case]) ->
     right = correct(exercise, first), correct(exercise, second)
     if right[0] != right[1]:
         code = "state_not_reset" if right[0] else "stale_partials"
-        rows = [("call", "expected", "got", "")] + [
-            (f"{i} on '{case.name}'", *(_describe(exercise, run) if not ok else _right(run)))
-            for i, run, ok in ((1, first, right[0]), (2, second, right[1]))
-        ]
-        widths = [max(len(row[i]) for row in rows) for i in range(4)]
-        table = "\n".join("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+        table = _table(
+            ("call", "expected", "got", ""),
+            [
+                (f"{i} on '{case.name}'", *(_describe(exercise, run) if not ok else _right(run)))
+                for i, run, ok in ((1, first, right[0]), (2, second, right[1]))
+            ],
+        )
         message = (
             f"{exercise.id}: two calls in a row on the same input, one right and one wrong:\n{table}\n"
             f"Likely mistake: {exercise.mistakes[code].message}"
@@ -349,13 +353,18 @@ def _describe(exercise: Exercise, run: Run) -> tuple[str, str, str]:
     )
 
 
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """The report's table: left-aligned columns, indented by two spaces."""
+    rows = [header, *rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return "\n".join("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+
+
 def _failure_report(exercise: Exercise, runs: list[Run], failing: list[Run], codes: list[str]) -> str:
-    rows = [("case", "expected", "got", "")] + [
-        (run.case.name, *_describe(exercise, run)) for run in failing[:MAX_TABLE_ROWS]
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    table = "\n".join(lines)
+    table = _table(
+        ("case", "expected", "got", ""),
+        [(run.case.name, *_describe(exercise, run)) for run in failing[:MAX_TABLE_ROWS]],
+    )
     more = f"\n  ... and {len(failing) - MAX_TABLE_ROWS} more" if len(failing) > MAX_TABLE_ROWS else ""
     passed = [run.case.name for run in runs if run not in failing]
     passed_line = f"\nPassed: {'; '.join(passed)}" if passed else ""
