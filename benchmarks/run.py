@@ -6,7 +6,8 @@ The kernels and the host functions that launch them are loaded from the solution
 `utils.kernels.load`, so this runs exactly what the notebooks teach. Each course function is first checked
 against its torch counterpart, then both are timed on sizes from launch-bound (4 Ki elements) to
 bandwidth-bound (256 Mi elements, 1 GiB of float32), next to a device-to-device copy of the same size.
-The timer is `utils.bench.gbps_back_to_back`: calls back to back, as a program's loop makes them, so at
+The timer is torch.utils.benchmark (`utils.bench.fastest_us` on its "loop" clock, the copy's
+`gbps_back_to_back`): calls back to back, as a program's loop makes them, so at
 small sizes the numbers say how fast each side launches its kernels. Every row is timed in two modes
 (`--modes`): eager, the calls themselves, and graphed (rows named "... [graphed]"), where each side's
 call is captured once in a CUDA graph by notebook 07's `capture` and the replays are timed back to back,
@@ -170,21 +171,18 @@ def time_both(row: Row, function: Callable, n: int, device: str) -> tuple[float,
     """GB/s of the course function and of its torch counterpart, on the same inputs, back to back: the
     calls, or for a graphed row replays of each call's CUDA graph. Each side is timed twice, alternating
     with the other, and keeps its better figure."""
-    from utils.bench import gbps_back_to_back
+    from utils.bench import fastest_us
 
     inputs, out = row.prepare(n, device)
     moved = bytes_moved(inputs, out)
-    calls = [lambda: function(*inputs, out), lambda: row.torch_fn(inputs, out)]
+    calls = {"course": lambda: function(*inputs, out), "torch": lambda: row.torch_fn(inputs, out)}
     if row.graphed:
         from utils.kernels import load
 
         capture = load("07_launch_bound").capture
-        calls = [capture(call).replay for call in calls]
-    best = [0.0, 0.0]
-    for _ in range(2):
-        for side, call in enumerate(calls):
-            best[side] = max(best[side], gbps_back_to_back(call, moved, min_run_time=0.05))
-    return best[0], best[1]
+        calls = {side: capture(call).replay for side, call in calls.items()}
+    us = fastest_us(calls, "loop", rounds=2, min_run_time=0.05)
+    return moved / us["course"] / 1e3, moved / us["torch"] / 1e3
 
 
 def measure(rows, functions, ns, device):
