@@ -134,7 +134,22 @@ def _shifted(
     total = e.sum(dim=1, keepdim=True)
     if pad and pad_value is not None:
         total = total + pad * torch.exp(pad_value - shift)
+    return _divided(e, total, guarded)
+
+
+def _divided(e: torch.Tensor, total: torch.Tensor, guarded: bool) -> torch.Tensor:
+    """e / total, or with the guard a right kernel has: 0 where the total is 0 (a row of -inf)."""
     return torch.where(total > 0, e / total, 0.0) if guarded else e / total
+
+
+def _guarded_shift(m: torch.Tensor) -> torch.Tensor:
+    """A maximum as a right kernel shifts by it: 0 where it is -inf, so that exp(-inf - 0) gives 0."""
+    return torch.where(m == NEG_INF, 0.0, m)
+
+
+def _put(out: Predictions, code: str, variant, result: torch.Tensor) -> None:
+    """A float32 result as a prediction; the NaNs it computes stay NaN results, not unwritten elements."""
+    predict(out, code, variant, nan_as_predicted(result.double().reshape(-1)))
 
 
 GUARDS = {False: "no guard on the division", True: "the division guarded (0 where the sum is 0)"}
@@ -149,20 +164,15 @@ def _softmax_predictions(case: Case) -> Predictions:
     x = case.inputs[0].float()  # what a kernel computes with: float32
     rows, cols = x.shape
     out: Predictions = {}
-
-    def put(code, variant, result: torch.Tensor) -> None:
-        predict(out, code, variant, nan_as_predicted(result.double().reshape(-1)))
-
     row_max = x.max(dim=1, keepdim=True).values
     for guarded, guard in GUARDS.items():
-        put("no_max_subtraction", guard, _shifted(x, torch.zeros_like(row_max), 0, None, guarded))
-    guarded_max = torch.where(row_max == NEG_INF, 0.0, row_max)  # a row of -inf shifted by 0: exp gives 0
-    put("not_normalised", "no guard on the shift", torch.exp(x - row_max))
-    put("not_normalised", "the shift guarded", torch.exp(x - guarded_max))
+        _put(out, "no_max_subtraction", guard, _shifted(x, torch.zeros_like(row_max), 0, None, guarded))
+    _put(out, "not_normalised", "no guard on the shift", torch.exp(x - row_max))
+    _put(out, "not_normalised", "the shift guarded", torch.exp(x - _guarded_shift(row_max)))
     if rows > 1:
-        put("wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
+        _put(out, "wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
         first = _reference(x64[:1]).expand(rows, cols)
-        put("missing_row_offset", "every program read row 0", first)
+        _put(out, "missing_row_offset", "every program read row 0", first)
         stored = torch.full((rows, rows, cols), UNWRITTEN, dtype=torch.float64)
         stored[:, 0] = _reference(x64)
         predict(out, "missing_row_offset", "every row stored into out's first row", stored[-1].reshape(-1))
@@ -170,13 +180,13 @@ def _softmax_predictions(case: Case) -> Predictions:
             variant = ("every row stored into out's first row", ANY_ORDER)
             predict_each(out, "missing_row_offset", variant, stored.reshape(rows, -1))
     # The masked lanes of a row's last tile, padded with 0.0: in the max only, in the sum only, or both.
+    zero_max = torch.maximum(row_max, torch.zeros_like(row_max))
     by_pad: dict[int, dict[tuple[str, str], torch.Tensor]] = {}
     for b in POWERS_OF_TWO:
         pad = -cols % b
         if not pad:
             continue
         if pad not in by_pad:
-            zero_max = torch.maximum(row_max, torch.zeros_like(row_max))
             by_pad[pad] = {
                 (where, guard): _shifted(x, shift, pad, pad_value, guarded)
                 for where, shift, pad_value in (
@@ -188,7 +198,7 @@ def _softmax_predictions(case: Case) -> Predictions:
             }
         for (where, guard), result in by_pad[pad].items():
             code = "wrong_sentinel" if where == "other=0.0 in the max" else "masked_lanes_in_sum"
-            put(code, (b, where, guard), result)
+            _put(out, code, (b, where, guard), result)
     return out
 
 
@@ -207,21 +217,15 @@ def _online_predictions(case: Case) -> Predictions:
     out = _softmax_predictions(case)
     x = case.inputs[0].float()
     rows, cols = x.shape
-    row_max = x.max(dim=1, keepdim=True).values
-    shift = torch.where(row_max == NEG_INF, 0.0, row_max)
+    e = torch.exp(x - _guarded_shift(x.max(dim=1, keepdim=True).values))
     for b in POWERS_OF_TWO:
         if b >= cols:  # one tile: nothing to rescale
             break
         tiled = torch.cat([x, x.new_full((rows, -cols % b), NEG_INF)], dim=1).view(rows, -1, b)
-        running = tiled.max(dim=2).values.cummax(dim=1).values  # the running max after each tile
-        running = torch.where(running == NEG_INF, 0.0, running)  # guarded as a right kernel guards it
+        running = _guarded_shift(tiled.max(dim=2).values.cummax(dim=1).values)  # after each tile
         s = torch.exp(tiled - running[:, :, None]).sum(dim=(1, 2)).reshape(rows, 1)
-        e = torch.exp(x - shift)
         for guarded, guard in GUARDS.items():
-            result = torch.where(s > 0, e / s, 0.0) if guarded else e / s
-            predict(
-                out, "running_sum_not_rescaled", (b, guard), nan_as_predicted(result.double().reshape(-1))
-            )
+            _put(out, "running_sum_not_rescaled", (b, guard), _divided(e, s, guarded))
     return out
 
 
