@@ -1,31 +1,20 @@
 """Submissions for `l2_norm_one_launch(x, out)`: notebook 07's one-launch pattern on the sum of squares,
 with the sqrt taken by the program that draws the last ticket."""
 
-import torch
 import triton
 import triton.language as tl
 
+from tests.submissions.sum_one_launch import workspace  # one workspace per (device, size, submission)
 from utils.setup import runs_on_gpu
 
 PROGRAMS = 64 if runs_on_gpu() else 4
 BLOCK_SIZE = 1024
-_WORKSPACES = {}
-
-
-def workspace(device, name, programs=PROGRAMS):
-    """Partials and a ticket per (device, submission): a submission that leaves its ticket dirty must not
-    break the next one."""
-    key = (str(device), name, programs)
-    if key not in _WORKSPACES:
-        partials = torch.zeros(programs, dtype=torch.float32, device=device)
-        _WORKSPACES[key] = (partials, torch.zeros(1, dtype=torch.int32, device=device))
-    return _WORKSPACES[key]
 
 
 def _launch(kernel, x, out, name, programs_cap=PROGRAMS, block=BLOCK_SIZE):
     n = x.numel()
     programs = min(programs_cap, triton.cdiv(n, block))
-    partials, ticket = workspace(x.device, name, programs_cap)
+    partials, ticket = workspace(x.device, programs_cap, owner=f"l2 {name}")
     kernel[(programs,)](x, out, partials, ticket, n, BLOCK_SIZE=block, P=triton.next_power_of_2(programs))
     return partials
 
@@ -74,7 +63,7 @@ def l2_per_tile_kernel(
 
 def l2_norm_one_launch_per_tile(x, out):
     n = x.numel()
-    partials, ticket = workspace(x.device, "per tile", 1 << 16)
+    partials, ticket = workspace(x.device, 1 << 16, owner="l2 per tile")
     l2_per_tile_kernel[(triton.cdiv(n, 4096),)](x, out, partials, ticket, n, BLOCK_SIZE=4096, P=64)
 
 
@@ -208,7 +197,7 @@ def sqrt_per_partial_kernel(
 
 def l2_norm_one_launch_sqrt_per_partial(x, out):
     n = x.numel()
-    partials, ticket = workspace(x.device, "sqrt per partial", 1 << 16)
+    partials, ticket = workspace(x.device, 1 << 16, owner="l2 sqrt per partial")
     sqrt_per_partial_kernel[(triton.cdiv(n, 1024),)](x, out, partials, ticket, n, BLOCK_SIZE=1024, P=64)
 
 

@@ -12,11 +12,13 @@ BLOCK_SIZE = 1024
 _WORKSPACES = {}
 
 
-def workspace(device, programs=PROGRAMS):
-    """Partials and a ticket, allocated once per device (the ticket zeroed once, then reset by the kernel)."""
-    key = (str(device), programs)
+def workspace(device, programs=PROGRAMS, owner="shared"):
+    """Partials and a ticket, allocated (and zeroed) once per device; the ticket is then reset by the
+    kernel. A submission that leaves its workspace dirty takes one of its own (`owner`), so that it
+    cannot break the submissions checked after it."""
+    key = (str(device), programs, owner)
     if key not in _WORKSPACES:
-        partials = torch.empty(programs, dtype=torch.float32, device=device)
+        partials = torch.zeros(programs, dtype=torch.float32, device=device)
         _WORKSPACES[key] = (partials, torch.zeros(1, dtype=torch.int32, device=device))
     return _WORKSPACES[key]
 
@@ -38,10 +40,10 @@ def one_launch_kernel(x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: t
         tl.store(ticket_ptr, 0)
 
 
-def _launch(kernel, x, out, programs_cap=PROGRAMS, block=BLOCK_SIZE, **extra):
+def _launch(kernel, x, out, programs_cap=PROGRAMS, block=BLOCK_SIZE, owner="shared", **extra):
     n = x.numel()
     programs = max(1, min(programs_cap, triton.cdiv(n, block)))
-    partials, ticket = workspace(x.device, programs_cap)
+    partials, ticket = workspace(x.device, programs_cap, owner)
     kernel[(programs,)](
         x, out, partials, ticket, n, BLOCK_SIZE=block, P=triton.next_power_of_2(programs), **extra
     )
@@ -159,21 +161,8 @@ def never_reset_kernel(
         tl.store(out_ptr, tl.sum(partials, axis=0))
 
 
-_NEVER_RESET = {}
-
-
 def sum_one_launch_never_reset(x, out):
-    n = x.numel()
-    programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
-    if x.device not in _NEVER_RESET:  # its own workspace: its ticket must not leak into other tests
-        _NEVER_RESET[x.device] = (
-            torch.empty(PROGRAMS, device=x.device),
-            torch.zeros(1, dtype=torch.int32, device=x.device),
-        )
-    partials, ticket = _NEVER_RESET[x.device]
-    never_reset_kernel[(programs,)](
-        x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=triton.next_power_of_2(programs)
-    )
+    _launch(never_reset_kernel, x, out, owner="never reset")
 
 
 @triton.jit
@@ -197,21 +186,8 @@ def early_ticket_kernel(
     tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
 
 
-_EARLY = {}
-
-
 def sum_one_launch_early_ticket(x, out):
-    n = x.numel()
-    programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
-    if x.device not in _EARLY:
-        _EARLY[x.device] = (
-            torch.zeros(PROGRAMS, device=x.device),
-            torch.zeros(1, dtype=torch.int32, device=x.device),
-        )
-    partials, ticket = _EARLY[x.device]
-    early_ticket_kernel[(programs,)](
-        x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=triton.next_power_of_2(programs)
-    )
+    _launch(early_ticket_kernel, x, out, owner="early ticket")
 
 
 @triton.jit
@@ -328,18 +304,10 @@ def atomic_combine_kernel(
         tl.store(ticket_ptr, 0)
 
 
-_ATOMIC = {}
-
-
 def sum_one_launch_atomic_combine(x, out):
     n = x.numel()
     programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
-    if x.device not in _ATOMIC:
-        _ATOMIC[x.device] = (
-            torch.zeros(1, device=x.device),
-            torch.zeros(1, dtype=torch.int32, device=x.device),
-        )
-    total, ticket = _ATOMIC[x.device]
+    total, ticket = workspace(x.device, 1, owner="atomic combine")  # one float: the atomic total
     atomic_combine_kernel[(programs,)](x, out, total, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=1)
 
 
