@@ -57,7 +57,7 @@ def test_bytes_moved_counts_every_input_and_the_output():
 
 
 def test_the_table_marks_each_shortfall():
-    row = bench.ROWS[2]
+    row = next(r for r in bench.ROWS if r.name == "sum, one launch")
     small, large = 2**12, bench.BANDWIDTH_BOUND_ELEMENTS
     copy = {small: 10.0, large: 100.0}
     cases = {  # (course GB/s, torch GB/s) -> what the goal column must say
@@ -70,6 +70,28 @@ def test_the_table_marks_each_shortfall():
         results = {(row.name, n): (course, reference) for n in (small, large)}
         lines = bench.table([row], [small, large], results, copy)
         assert {n: line[-1] for n, line in zip((small, large), lines)} == want
+
+
+def test_a_step_names_its_final_form_and_the_goal_verdict_leaves_it_out():
+    step = next(r for r in bench.ROWS if r.name == "sum, two-stage")
+    final = next(r for r in bench.ROWS if r.name == step.step_of)
+    assert final.step_of is None, "a step's final form is a row held to the goal"
+    assert bench.graphed(step).step_of == bench.graphed(final).name  # graphed against graphed
+    small, large = 2**12, 2**16
+    results = {(step.name, n): (1.0, 2.0) for n in (small, large)}  # the step: below torch everywhere
+    results |= {(final.name, small): (1.0, 2.0), (final.name, large): (3.0, 2.0)}  # below at 2^12 only
+    lines = bench.table([step], [small], results, {small: 10.0})
+    assert lines[0][-1] == "step (below torch); goal: sum, one launch"
+    verdict = bench.goal_verdict([step, final], [small, large], results)
+    assert verdict == "- eager: 1 of 1 reduction rows below torch at some size: sum, one launch (2^12)"
+    results[final.name, small] = (2.0, 2.0)
+    verdict = bench.goal_verdict([step, final], [small, large], results)
+    assert verdict == "- eager: all 1 reduction rows at or above torch at every size"
+
+
+def test_every_step_points_at_a_row_of_the_benchmark():
+    names = {row.name for row in bench.ROWS}
+    assert all(row.step_of in names for row in bench.ROWS if row.step_of)
 
 
 def test_sizes_go_from_launch_bound_to_bandwidth_bound_within_memory():
@@ -109,8 +131,12 @@ def test_an_earlier_run_is_rebuilt_from_its_csv(tmp_path, capsys):
     assert (tmp_path / "again" / "results.csv").read_text() == (first / "results.csv").read_text()
     text = (tmp_path / "again" / "results.md").read_text()
     assert text.startswith("GPU X, 2026-12-01")
-    assert f"| {rows[1].name} | 2^28 | 3,000 | 73% | 3,900 | 0.77x | below torch, below 95% of copy |" in text
-    assert f"| {rows[0].name} | 2^12 | 1 | 25% | 2 | 0.50x | below torch |" in text
+    goal = "step (below torch, below 95% of copy); goal: sum, one launch"
+    assert f"| {rows[1].name} | 2^28 | 3,000 | 73% | 3,900 | 0.77x | {goal} |" in text
+    assert (
+        f"| {rows[0].name} | 2^12 | 1 | 25% | 2 | 0.50x | step (below torch); goal: sum, one launch |" in text
+    )
+    assert f"| {rows[1].name} | 1.50x | 0.77x |" in text  # the ratio table
 
 
 def test_a_csv_with_rows_the_benchmark_does_not_know_is_refused(tmp_path):
