@@ -62,6 +62,20 @@ def test_wrong(exercise_id, fn, codes):
     assert len(message.strip().splitlines()) > 1, f"the report should show a table, got: {message!r}"
 
 
+@pytest.mark.parametrize(
+    "exercise_id, fn",
+    [
+        pytest.param(exercise_id, fn, id=f"{exercise_id}-{fn.__name__}")
+        for exercise_id in filter(_has_submissions, EXERCISES)
+        for fn in getattr(_submissions(exercise_id), "UNSEEN", [])
+    ],
+)
+def test_a_mistake_no_run_shows_is_not_diagnosed(exercise_id, fn):
+    """A submission wrong only by the memory model gives right results on every case; a diagnosis of it
+    would name an effect that did not happen."""
+    check(exercise_id, fn)
+
+
 # notebook 02: the sum tolerance admits every fair order of additions, the serial one included
 @pytest.mark.parametrize("exercise_id", ["sum_atomic", "sum_two_stage"])
 def test_sum_tolerance_admits_a_serial_float32_loop_on_every_case(exercise_id):
