@@ -105,7 +105,7 @@ ROWS = [
     Row("sum, persistent + atomics", "sum_persistent", lambda i, out: i[0].sum(), step_of="sum, one launch"),
     Row("sum, two-stage", "sum_two_stage", lambda i, out: i[0].sum(), step_of="sum, one launch"),
     Row("sum, one launch", "sum_one_launch", lambda i, out: i[0].sum()),
-    Row("max, two-stage", "max_two_stage", lambda i, out: i[0].amax()),
+    Row("max, two-stage", "max_two_stage", lambda i, out: i[0].amax(), step_of="max, one launch"),
     Row("max, one launch", "max_one_launch", lambda i, out: i[0].amax()),
     Row("min, two-stage", "min_two_stage", lambda i, out: i[0].amin()),
     Row(
@@ -227,7 +227,7 @@ def table(rows, ns, results, copy):
                 short.append(f"below {COPY_GOAL:.0%} of copy")
             goal = ", ".join(short) or "ok"
             if row.step_of:
-                goal = f"step ({goal}); goal: {row.step_of}"
+                goal = f"step ({goal}); goal: '{row.step_of}'"
             lines.append([row.name, power(n), course, f"{share:.0%}", reference, f"{ratio:.2f}x", goal])
     return lines
 
@@ -294,7 +294,7 @@ def shortfalls(rows, ns, results) -> list[str]:
         lines.append(
             f"- {row.name}: "
             + (f"below torch at {', '.join(below)}" if below else "at or above torch at every size")
-            + (f" (a step; its final form is the row {row.step_of})" if row.step_of else "")
+            + (f" (a step; its final form is the row '{row.step_of}')" if row.step_of else "")
         )
     return lines
 

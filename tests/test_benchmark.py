@@ -81,7 +81,7 @@ def test_a_step_names_its_final_form_and_the_goal_verdict_leaves_it_out():
     results = {(step.name, n): (1.0, 2.0) for n in (small, large)}  # the step: below torch everywhere
     results |= {(final.name, small): (1.0, 2.0), (final.name, large): (3.0, 2.0)}  # below at 2^12 only
     lines = bench.table([step], [small], results, {small: 10.0})
-    assert lines[0][-1] == "step (below torch); goal: sum, one launch"
+    assert lines[0][-1] == "step (below torch); goal: 'sum, one launch'"
     verdict = bench.goal_verdict([step, final], [small, large], results)
     assert verdict == "- eager: 1 of 1 reduction rows below torch at some size: sum, one launch (2^12)"
     results[final.name, small] = (2.0, 2.0)
@@ -131,11 +131,10 @@ def test_an_earlier_run_is_rebuilt_from_its_csv(tmp_path, capsys):
     assert (tmp_path / "again" / "results.csv").read_text() == (first / "results.csv").read_text()
     text = (tmp_path / "again" / "results.md").read_text()
     assert text.startswith("GPU X, 2026-12-01")
-    goal = "step (below torch, below 95% of copy); goal: sum, one launch"
+    goal = "step (below torch, below 95% of copy); goal: 'sum, one launch'"
     assert f"| {rows[1].name} | 2^28 | 3,000 | 73% | 3,900 | 0.77x | {goal} |" in text
-    assert (
-        f"| {rows[0].name} | 2^12 | 1 | 25% | 2 | 0.50x | step (below torch); goal: sum, one launch |" in text
-    )
+    step_goal = "step (below torch); goal: 'sum, one launch'"
+    assert f"| {rows[0].name} | 2^12 | 1 | 25% | 2 | 0.50x | {step_goal} |" in text
     assert f"| {rows[1].name} | 1.50x | 0.77x |" in text  # the ratio table
 
 
