@@ -89,6 +89,15 @@ def rows_of(columns):
     return make
 
 
+def softmax_rows_of(columns, dtype=torch.float32):
+    def make(n, device):
+        rows = max(1, n // columns)
+        x = torch.randn(rows, columns, device=device, dtype=dtype)
+        return (x,), torch.empty_like(x)
+
+    return make
+
+
 ROWS = [
     Row(
         "copy (elementwise)",
@@ -135,6 +144,24 @@ ROWS = [
         "row_sum_best",
         lambda i, out: i[0].sum(dim=1),
         make=rows_of(256),
+    ),
+    Row(
+        "softmax, 128 columns",
+        "softmax_best",
+        lambda i, out: torch.softmax(i[0], dim=1),
+        make=softmax_rows_of(128),
+    ),
+    Row(
+        "softmax, 4096 columns",
+        "softmax_best",
+        lambda i, out: torch.softmax(i[0], dim=1),
+        make=softmax_rows_of(4096),
+    ),
+    Row(
+        "softmax, 4096 columns, float16",
+        "softmax_best",
+        lambda i, out: torch.softmax(i[0], dim=1),
+        make=softmax_rows_of(4096, torch.float16),
     ),
 ]
 
