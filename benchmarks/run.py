@@ -1,5 +1,9 @@
 """Benchmark every reduction the course teaches, in its final tuned form, against torch and the device copy.
 
+Rows marked `step_of` are earlier forms that a later notebook replaces; they are timed and shown, and the
+goal verdict holds their final form's row to the goals instead. The softmax rows are notebook 08's
+`softmax_best`.
+
     ./course.sh bench                  # or: python benchmarks/run.py [--quick] [--out DIR]
 
 The kernels and the host functions that launch them are loaded from the solution notebooks by
