@@ -339,11 +339,8 @@ def goal_verdict(rows, ns, results) -> str:
         ]
         if not held:
             continue
-        missed = [
-            f"{r.name} ({', '.join(below_torch(r, ns, results))})"
-            for r in held
-            if below_torch(r, ns, results)
-        ]
+        below = {r.name: below_torch(r, ns, results) for r in held}
+        missed = [f"{name} ({', '.join(where)})" for name, where in below.items() if where]
         lines.append(
             f"- {mode}: "
             + (
