@@ -4,6 +4,8 @@ kinds fail when an exercise is made, and the instructors' guide names only real 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,28 @@ def test_the_workshop_guide_names_only_real_diagnosis_codes():
     for ids, named in rows:
         known = set().union(*(EXERCISES[i].mistakes for i in ids)) | {"exception"}
         assert set(named) <= known, f"docs/workshop.md, row for {ids}: unknown codes {set(named) - known}"
+
+
+# What a Colab T4 leaves a notebook (12.7 GB of RAM, less the kernel's own), and more than any family
+# needs today (about 3.2 GB of address space at its peak, torch's included).
+GPU_BATTERY_ADDRESS_SPACE = 8 * 2**30
+FAMILIES = sorted({exercise.cases.__module__ for exercise in EXERCISES.values()})
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_gpu_battery_can_be_diagnosed_within_a_colab_memory(family):
+    """A wrong submission on a GPU makes the checker predict every mistake on the large battery. The
+    predictions run here on the CPU, in a process whose address space is capped, so that one which
+    would allocate more (the softmax's race of rows once asked for 128 GiB) fails with its allocation
+    instead of killing a learner's kernel."""
+    script = f"""
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, ({GPU_BATTERY_ADDRESS_SPACE}, {GPU_BATTERY_ADDRESS_SPACE}))
+from utils.exercises import EXERCISES
+for exercise in EXERCISES.values():
+    if exercise.cases.__module__ == {family!r}:
+        for case in exercise.cases(True):
+            exercise.predict(case)
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, f"{family}: predicting the GPU battery failed:\n{done.stderr[-2000:]}"

@@ -155,7 +155,8 @@ def _put(out: Predictions, code: str, variant, result: torch.Tensor) -> None:
 GUARDS = {False: "no guard on the division", True: "the division guarded (0 where the sum is 0)"}
 
 
-# Per case at most this many elements times alternatives for the race of rows into out's first row.
+# The race of every row into out's first row has one alternative per row, each as large as out: it is
+# predicted only where rows * rows * cols stays under this (a (4096, 1024) case would need 128 GiB).
 MAX_RACE_ELEMENTS = 1 << 22
 
 
@@ -173,10 +174,13 @@ def _softmax_predictions(case: Case) -> Predictions:
         _put(out, "wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
         first = _reference(x64[:1]).expand(rows, cols)
         _put(out, "missing_row_offset", "every program read row 0", first)
-        stored = torch.full((rows, rows, cols), UNWRITTEN, dtype=torch.float64)
-        stored[:, 0] = _reference(x64)
-        predict(out, "missing_row_offset", "every row stored into out's first row", stored[-1].reshape(-1))
-        if rows * rows * cols <= MAX_RACE_ELEMENTS:
+        reference = _reference(x64)
+        last = torch.full((rows, cols), UNWRITTEN, dtype=torch.float64)
+        last[0] = reference[-1]  # the programs run in order in the interpreter: the last row's store stays
+        predict(out, "missing_row_offset", "every row stored into out's first row", last.reshape(-1))
+        if rows * rows * cols <= MAX_RACE_ELEMENTS:  # on a GPU any row's store may be the one that stays
+            stored = torch.full((rows, rows, cols), UNWRITTEN, dtype=torch.float64)
+            stored[:, 0] = reference
             variant = ("every row stored into out's first row", ANY_ORDER)
             predict_each(out, "missing_row_offset", variant, stored.reshape(rows, -1))
     # The masked lanes of a row's last tile, padded with 0.0: in the max only, in the sum only, or both.
