@@ -10,9 +10,9 @@ reducing only the first tile, squaring after the sum, ...) and name the mistakes
 learner's code.
 
 One module per family, each owning its cases, predictions, messages and entries: `elementwise` (01),
-`totals` (02, 03, 07), `transforms` (04, 06, 07), `rows` (05), `softmax` (08, the capstone). `core` holds the types and what they share; the
-mistakes any exercise can make (never written, out of bounds, ...) belong to the checker,
-`utils.diagnose`. CONTRIBUTING.md says how to add an exercise.
+`totals` (02, 03, 07), `transforms` (04, 06, 07), `rows` (05), `softmax` (08, the capstone). `core`
+holds the types and what they share; the mistakes any exercise can make (never written, out of bounds,
+...) belong to the checker, `utils.diagnose`. CONTRIBUTING.md says how to add an exercise.
 """
 
 from utils.exercises import elementwise, rows, softmax, totals, transforms
