@@ -239,3 +239,35 @@ def test_a_one_launch_check_counts_the_second_call_only():
     assert "1 Triton launch (one_launch_kernel) and 1 torch operation on the device (zero" in str(
         excinfo.value
     )
+
+
+def _first_row_race(exercise, garbage: float):
+    """Runs of a softmax that stores every row into out's first row, as a GPU leaves it: one row's store
+    stays there, here the middle row's (the interpreter keeps the last row's), and the rest is garbage."""
+    from utils.diagnose import Run
+
+    runs = []
+    for case in exercise.cases(False):
+        expected = exercise.reference(*(x.double() for x in case.inputs))
+        result = torch.full_like(expected, garbage)
+        result[0] = expected[expected.shape[0] // 2]
+        runs.append(Run(case, result, expected, garbage, True, True, None))
+    return runs
+
+
+@pytest.mark.parametrize("cap, named", [(64, True), (0, False)])
+def test_a_race_too_large_to_predict_counts_neither_way(monkeypatch, cap, named):
+    """The race of rows into out's first row is predicted only under MAX_RACE_ELEMENTS (its alternatives
+    grow as rows^2 * cols). With a cap of 64 only the (3, 5) case predicts it: that case names the
+    mistake, and the unpredicted cases do not stop it. With a cap of 0 no case predicts it, and it is
+    not named on no evidence."""
+    from utils.diagnose import correct, diagnose
+    from utils.exercises import softmax as family
+
+    monkeypatch.setattr(family, "MAX_RACE_ELEMENTS", cap)
+    exercise = EXERCISES["softmax"]
+    runs = _first_row_race(exercise, garbage=5364.082)
+    failing = [run for run in runs if not correct(exercise, run)]
+    assert len(failing) >= 8, "every case of more than one row fails"
+    codes = diagnose(exercise, runs, failing, rerun=lambda run, other_poison: run, on_gpu=True)
+    assert ("missing_row_offset" in codes) == named, codes

@@ -142,7 +142,9 @@ def diagnose(
 
     The consistency rule: a mistake is named only if one form of it (one variant: a learner's kernel
     makes its mistake the same way every time) explains every failing case and contradicts no passing
-    one. Every mistake that passes is named; with none, the report shows the smallest failing case.
+    one. A case on which a form was too large to predict counts neither way, but at least one failing
+    case must predict it. Every mistake that passes is named; with none, the report shows the smallest
+    failing case.
     `on_gpu`: the runs ran on a GPU, where programs that race may finish in any order.
     """
     from utils.exercises.core import EACH_ELEMENT, shows_on
@@ -202,6 +204,8 @@ def diagnose(
         """Does the prediction explain the run? For a passing run: does it leave room for the mistake?"""
         if prediction is None:
             return passing  # the mistake would not have shown: consistent with a pass, explains no failure
+        if not len(prediction):
+            return True  # too large to predict on this case (core.too_large_to_predict): no evidence
         key = (id(run), id(prediction), each_element)
         if key not in judged:
             judged[key] = explains(exercise, run, prediction, each_element=each_element)
@@ -218,6 +222,7 @@ def diagnose(
             for v in variants
             if all(matches(run, guess(run, v), each(v), passing=False) for run in wrong_values)
             and all(matches(run, guess(run, v), each(v), passing=True) for run in passing)
+            and any(alternatives(guess(run, v)) for run in wrong_values)  # evidence from one case at least
         ]
         if alone:
             breadth[code] = min(max(alternatives(guess(run, v)) for run in wrong_values) for v in alone)

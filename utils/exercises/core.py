@@ -102,6 +102,13 @@ def predict_each(predictions: Predictions, code: str, variant: Variant, alternat
     predictions[code][variant] = rows if earlier is None else torch.cat([earlier, rows])
 
 
+def too_large_to_predict(predictions: Predictions, code: str, variant: Variant, numel: int) -> None:
+    """Record that mistake `code`, in form `variant`, is not predicted on this case: its alternatives
+    would not fit in memory. The engine counts such a case neither for the form nor against it
+    (utils.diagnose), and names the form only if it explains the failing cases it does predict."""
+    predictions.setdefault(code, {})[variant] = torch.empty(0, numel, dtype=torch.float64)
+
+
 # In a prediction: "this element is NaN" (NaN itself means UNWRITTEN). A float64 value no float32 result
 # can hold, so it matches nothing but a NaN.
 PRODUCES_NAN = 2.0**1000

@@ -35,6 +35,7 @@ from utils.exercises.core import (
     nan_as_predicted,
     predict,
     predict_each,
+    too_large_to_predict,
     values,
 )
 
@@ -156,7 +157,8 @@ GUARDS = {False: "no guard on the division", True: "the division guarded (0 wher
 
 
 # The race of every row into out's first row has one alternative per row, each as large as out: it is
-# predicted only where rows * rows * cols stays under this (a (4096, 1024) case would need 128 GiB).
+# predicted only where rows * rows * cols stays under this (a (4096, 1024) case would need 128 GiB);
+# the GPU's larger cases leave it unpredicted (core.too_large_to_predict), and the smaller ones decide.
 MAX_RACE_ELEMENTS = 1 << 22
 
 
@@ -178,11 +180,13 @@ def _softmax_predictions(case: Case) -> Predictions:
         last = torch.full((rows, cols), UNWRITTEN, dtype=torch.float64)
         last[0] = reference[-1]  # the programs run in order in the interpreter: the last row's store stays
         predict(out, "missing_row_offset", "every row stored into out's first row", last.reshape(-1))
-        if rows * rows * cols <= MAX_RACE_ELEMENTS:  # on a GPU any row's store may be the one that stays
+        variant = ("every row stored into out's first row", ANY_ORDER)  # on a GPU any row's store may stay
+        if rows * rows * cols <= MAX_RACE_ELEMENTS:
             stored = torch.full((rows, rows, cols), UNWRITTEN, dtype=torch.float64)
             stored[:, 0] = reference
-            variant = ("every row stored into out's first row", ANY_ORDER)
             predict_each(out, "missing_row_offset", variant, stored.reshape(rows, -1))
+        else:
+            too_large_to_predict(out, "missing_row_offset", variant, rows * cols)
     # The masked lanes of a row's last tile, padded with 0.0: in the max only, in the sum only, or both.
     zero_max = torch.maximum(row_max, torch.zeros_like(row_max))
     by_pad: dict[int, dict[tuple[str, str], torch.Tensor]] = {}
