@@ -241,22 +241,26 @@ def test_a_one_launch_check_counts_the_second_call_only():
     )
 
 
-def _first_row_race(exercise, garbage: float):
+def _first_row_race(exercise, garbage: float, mixed: bool):
     """Runs of a softmax that stores every row into out's first row, as a GPU leaves it: one row's store
-    stays there, here the middle row's (the interpreter keeps the last row's), and the rest is garbage."""
+    stays there, here the middle row's (the interpreter keeps the last row's), or with `mixed` each
+    element from another row (the programs' warps store at different times); the rest is garbage."""
     from utils.diagnose import Run
 
     runs = []
     for case in exercise.cases(False):
         expected = exercise.reference(*(x.double() for x in case.inputs))
+        rows, cols = expected.shape
         result = torch.full_like(expected, garbage)
-        result[0] = expected[expected.shape[0] // 2]
+        winners = torch.arange(cols) % rows if mixed else torch.full((cols,), rows // 2)
+        result[0] = expected[winners, torch.arange(cols)]
         runs.append(Run(case, result, expected, garbage, True, True, None))
     return runs
 
 
+@pytest.mark.parametrize("mixed", [False, True], ids=["one row wins", "each element its own winner"])
 @pytest.mark.parametrize("cap, named", [(64, True), (0, False)])
-def test_a_race_too_large_to_predict_counts_neither_way(monkeypatch, cap, named):
+def test_a_race_too_large_to_predict_counts_neither_way(monkeypatch, cap, named, mixed):
     """The race of rows into out's first row is predicted only under MAX_RACE_ELEMENTS (its alternatives
     grow as rows^2 * cols). With a cap of 64 only the (3, 5) case predicts it: that case names the
     mistake, and the unpredicted cases do not stop it. With a cap of 0 no case predicts it, and it is
@@ -266,8 +270,22 @@ def test_a_race_too_large_to_predict_counts_neither_way(monkeypatch, cap, named)
 
     monkeypatch.setattr(family, "MAX_RACE_ELEMENTS", cap)
     exercise = EXERCISES["softmax"]
-    runs = _first_row_race(exercise, garbage=5364.082)
+    runs = _first_row_race(exercise, garbage=5364.082, mixed=mixed)
     failing = [run for run in runs if not correct(exercise, run)]
     assert len(failing) >= 8, "every case of more than one row fails"
     codes = diagnose(exercise, runs, failing, rerun=lambda run, other_poison: run, on_gpu=True)
     assert ("missing_row_offset" in codes) == named, codes
+
+
+def test_a_race_won_element_by_element_is_named_on_a_gpu_only():
+    """Row 0 mixed from several rows, the other rows left alone: a GPU's race (EACH_ELEMENT). The
+    interpreter runs programs in order, so there the same result names no race."""
+    from utils.diagnose import correct, diagnose
+
+    exercise = EXERCISES["softmax"]
+    runs = _first_row_race(exercise, garbage=5364.082, mixed=True)
+    failing = [run for run in runs if not correct(exercise, run)]
+    on_gpu = diagnose(exercise, runs, failing, rerun=lambda run, other_poison: run, on_gpu=True)
+    on_cpu = diagnose(exercise, runs, failing, rerun=lambda run, other_poison: run, on_gpu=False)
+    assert on_gpu == ["missing_row_offset"], on_gpu
+    assert "missing_row_offset" not in on_cpu, on_cpu

@@ -114,7 +114,8 @@ def explains(
     it matches when any of them does. Elements an alternative marks UNWRITTEN must still hold the
     garbage, or the exercise's identity where the host reset out first (0 for a sum, -inf for a max).
     None, no prediction, is the right answer: it explains no failing run. `each_element`: every element
-    may match a different alternative (races with a winner per element, utils.exercises.core.EACH_ELEMENT).
+    may match a different alternative (races with a winner per element, utils.exercises.core.EACH_ELEMENT);
+    an element that no alternative writes must then be left as it was.
     """
     from utils.exercises.core import PRODUCES_NAN
 
@@ -128,8 +129,12 @@ def explains(
     left = left_as_garbage | (left_as_reset if exercise.identity is not None else False)
     written = agree(exercise, run.case, result.expand_as(alternatives), alternatives, slack=slack) | unwritten
     written |= (alternatives == PRODUCES_NAN) & result.isnan()  # a NaN the mistake computes
-    if each_element:  # UNWRITTEN elements are not predicted per element: every alternative must write
-        return bool((written & ~unwritten).any(dim=0).all())
+    if each_element:  # each element written by some alternative; one that none writes must be left alone
+        never_written = unwritten.all(dim=0)
+        untouched = result == run.garbage
+        if exercise.identity is not None:
+            untouched |= result == exercise.identity
+        return bool(((written & ~unwritten).any(dim=0) | (never_written & untouched)).all())
     return bool((left & written.all(dim=1)).any())
 
 

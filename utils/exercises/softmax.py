@@ -24,6 +24,7 @@ import torch
 
 from utils.exercises.core import (
     ANY_ORDER,
+    EACH_ELEMENT,
     POWERS_OF_TWO,
     TILE_MESSAGES,
     UNWRITTEN,
@@ -180,13 +181,15 @@ def _softmax_predictions(case: Case) -> Predictions:
         last = torch.full((rows, cols), UNWRITTEN, dtype=torch.float64)
         last[0] = reference[-1]  # the programs run in order in the interpreter: the last row's store stays
         predict(out, "missing_row_offset", "every row stored into out's first row", last.reshape(-1))
-        variant = ("every row stored into out's first row", ANY_ORDER)  # on a GPU any row's store may stay
+        # On a GPU any row's store may be the one that stays, and a different one for each element: the
+        # warps of different programs store their parts of the row at different times.
+        raced = ("every row stored into out's first row", ANY_ORDER, EACH_ELEMENT)
         if rows * rows * cols <= MAX_RACE_ELEMENTS:
             stored = torch.full((rows, rows, cols), UNWRITTEN, dtype=torch.float64)
             stored[:, 0] = reference
-            predict_each(out, "missing_row_offset", variant, stored.reshape(rows, -1))
+            predict_each(out, "missing_row_offset", raced, stored.reshape(rows, -1))
         else:
-            too_large_to_predict(out, "missing_row_offset", variant, rows * cols)
+            too_large_to_predict(out, "missing_row_offset", raced, rows * cols)
     # The masked lanes of a row's last tile, padded with 0.0: in the max only, in the sum only, or both.
     zero_max = torch.maximum(row_max, torch.zeros_like(row_max))
     by_pad: dict[int, dict[tuple[str, str], torch.Tensor]] = {}
