@@ -291,7 +291,7 @@ def plot(rows, ns, results, copy, title):
         left.plot(ns, [results[row.name, n][0] for n in ns], style, marker="o", color=colour, label=row.name)
         right.plot(
             ns,
-            [results[row.name, n][0] / results[row.name, n][1] for n in ns],
+            [vs_torch(row, n, results) for n in ns],
             style,
             marker="o",
             color=colour,
@@ -312,9 +312,15 @@ def plot(rows, ns, results, copy, title):
     return fig
 
 
+def vs_torch(row: Row, n: int, results) -> float:
+    """Course GB/s over torch GB/s for a row at size n."""
+    course, reference = results[row.name, n]
+    return course / reference
+
+
 def below_torch(row: Row, ns, results) -> list[str]:
     """The sizes at which a row is below torch, outside the LEVEL band."""
-    return [power(n) for n in ns if results[row.name, n][0] / results[row.name, n][1] < LEVEL]
+    return [power(n) for n in ns if vs_torch(row, n, results) < LEVEL]
 
 
 def shortfalls(rows, ns, results) -> list[str]:
@@ -356,10 +362,7 @@ def ratio_table(rows, ns, results) -> str:
     """Markdown: each row's course-over-torch ratio at every size, the table the README shows."""
     return markdown(
         ["reduction", *(power(n) for n in ns)],
-        [
-            [row.name, *(f"{results[row.name, n][0] / results[row.name, n][1]:.2f}x" for n in ns)]
-            for row in rows
-        ],
+        [[row.name, *(f"{vs_torch(row, n, results):.2f}x" for n in ns)] for row in rows],
     )
 
 
