@@ -266,7 +266,7 @@ def test_a_race_too_large_to_predict_counts_neither_way(monkeypatch, cap, named,
     mistake, and the unpredicted cases do not stop it. With a cap of 0 no case predicts it, and it is
     not named on no evidence."""
     from utils.diagnose import correct, diagnose
-    from utils.exercises import softmax as family
+    from utils.exercises import core as family
 
     monkeypatch.setattr(family, "MAX_RACE_ELEMENTS", cap)
     exercise = EXERCISES["softmax"]

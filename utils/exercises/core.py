@@ -109,6 +109,35 @@ def too_large_to_predict(predictions: Predictions, code: str, variant: Variant, 
     predictions.setdefault(code, {})[variant] = torch.empty(0, numel, dtype=torch.float64)
 
 
+# The race of every row into out's first row has one alternative per row, each as large as out: it is
+# predicted only where rows * rows * cols stays under this (a (4096, 1024) case would need 128 GiB); the
+# GPU's larger cases leave it unpredicted (too_large_to_predict), and the smaller ones decide.
+MAX_RACE_ELEMENTS = 1 << 22
+
+
+def predict_missing_row_offset(
+    predictions: Predictions, reference: torch.Tensor, first: torch.Tensor
+) -> None:
+    """missing_row_offset for a kernel of one program per row (or per tile of rows), from the right rows
+    `reference` and `first`, what every row would hold had each program read row 0; both float64,
+    shaped like out. Either the row is missing from the input's offset (every row of out is `first`), or
+    from out's (every program stores into out's first row, and the other rows stay unwritten)."""
+    rows, cols = reference.shape
+    predict(predictions, "missing_row_offset", "every program read row 0", first)
+    last = torch.full((rows, cols), UNWRITTEN, dtype=torch.float64)
+    last[0] = reference[-1]  # the programs run in order in the interpreter: the last row's store stays
+    predict(predictions, "missing_row_offset", "every row stored into out's first row", last.reshape(-1))
+    # On a GPU any row's store may be the one that stays, and a different one for each element: the warps
+    # of different programs store their parts of the row at different times.
+    raced = ("every row stored into out's first row", ANY_ORDER, EACH_ELEMENT)
+    if rows * rows * cols <= MAX_RACE_ELEMENTS:
+        stored = torch.full((rows, rows, cols), UNWRITTEN, dtype=torch.float64)
+        stored[:, 0] = reference
+        predict_each(predictions, "missing_row_offset", raced, stored.reshape(rows, -1))
+    else:
+        too_large_to_predict(predictions, "missing_row_offset", raced, rows * cols)
+
+
 # In a prediction: "this element is NaN" (NaN itself means UNWRITTEN). A float64 value no float32 result
 # can hold, so it matches nothing but a NaN.
 PRODUCES_NAN = 2.0**1000

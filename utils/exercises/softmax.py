@@ -23,11 +23,8 @@ from dataclasses import replace
 import torch
 
 from utils.exercises.core import (
-    ANY_ORDER,
-    EACH_ELEMENT,
     POWERS_OF_TWO,
     TILE_MESSAGES,
-    UNWRITTEN,
     Case,
     Exercise,
     Layout,
@@ -35,8 +32,7 @@ from utils.exercises.core import (
     mistakes,
     nan_as_predicted,
     predict,
-    predict_each,
-    too_large_to_predict,
+    predict_missing_row_offset,
     values,
 )
 
@@ -157,12 +153,6 @@ def _put(out: Predictions, code: str, variant, result: torch.Tensor) -> None:
 GUARDS = {False: "no guard on the division", True: "the division guarded (0 where the sum is 0)"}
 
 
-# The race of every row into out's first row has one alternative per row, each as large as out: it is
-# predicted only where rows * rows * cols stays under this (a (4096, 1024) case would need 128 GiB);
-# the GPU's larger cases leave it unpredicted (core.too_large_to_predict), and the smaller ones decide.
-MAX_RACE_ELEMENTS = 1 << 22
-
-
 def _softmax_predictions(case: Case) -> Predictions:
     x64 = case.inputs[0].double()
     x = case.inputs[0].float()  # what a kernel computes with: float32
@@ -176,20 +166,7 @@ def _softmax_predictions(case: Case) -> Predictions:
     if rows > 1:
         _put(out, "wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
         first = _reference(x64[:1]).expand(rows, cols)
-        _put(out, "missing_row_offset", "every program read row 0", first)
-        reference = _reference(x64)
-        last = torch.full((rows, cols), UNWRITTEN, dtype=torch.float64)
-        last[0] = reference[-1]  # the programs run in order in the interpreter: the last row's store stays
-        predict(out, "missing_row_offset", "every row stored into out's first row", last.reshape(-1))
-        # On a GPU any row's store may be the one that stays, and a different one for each element: the
-        # warps of different programs store their parts of the row at different times.
-        raced = ("every row stored into out's first row", ANY_ORDER, EACH_ELEMENT)
-        if rows * rows * cols <= MAX_RACE_ELEMENTS:
-            stored = torch.full((rows, rows, cols), UNWRITTEN, dtype=torch.float64)
-            stored[:, 0] = reference
-            predict_each(out, "missing_row_offset", raced, stored.reshape(rows, -1))
-        else:
-            too_large_to_predict(out, "missing_row_offset", raced, rows * cols)
+        predict_missing_row_offset(out, _reference(x64), first)
     # The masked lanes of a row's last tile, padded with 0.0: in the max only, in the sum only, or both.
     zero_max = torch.maximum(row_max, torch.zeros_like(row_max))
     by_pad: dict[int, dict[tuple[str, str], torch.Tensor]] = {}
