@@ -117,3 +117,13 @@ def test_a_run_keeps_outputs_and_keeps_a_failure_apart(tmp_path):
     written, _, error = reference.run_notebook(notebook, tmp_path / "out", info)
     assert "planted" in error and written.name == "99_probe.FAILED.ipynb"
     assert (tmp_path / "out" / "99_probe.ipynb").is_file(), "a failed run must not replace the good one"
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name)
+def test_the_reference_copy_does_not_link_to_itself(solution):
+    """The learner's "No GPU?" link is relative to notebooks/; in reference/h200/ it would lead nowhere,
+    so the reference run replaces it with a line saying that this is the copy (utils.reference)."""
+    from utils.reference import NO_GPU_LINK, REFERENCE_NOTE
+
+    title = _reference(solution).cells[0].source
+    assert NO_GPU_LINK not in title and REFERENCE_NOTE in title, f"{solution.name}: {title[-200:]!r}"

@@ -63,6 +63,21 @@ def machine() -> dict[str, str]:
     }
 
 
+NO_GPU_LINK = "**No GPU?** ["
+REFERENCE_NOTE = (
+    "**No GPU?** You are reading the copy that ran on an NVIDIA H200: every output below is from that run "
+    "(its metadata's `reference_run` says on what, and when)."
+)
+
+
+def as_reference_copy(nb) -> None:
+    """Replace the title cell's "No GPU?" link, which points from notebooks/ to this copy, by a line
+    saying that this is the copy: from reference/<gpu>/ the link's relative path leads nowhere."""
+    title = nb.cells[0]
+    lines = title.source.splitlines()
+    title.source = "\n".join(REFERENCE_NOTE if line.startswith(NO_GPU_LINK) else line for line in lines)
+
+
 def run_notebook(solution: Path, out_dir: Path, run_info: dict[str, str]) -> tuple[Path, float, str | None]:
     """Execute `solution` in a fresh kernel in its own folder; write it to `out_dir` with its outputs.
 
@@ -86,6 +101,7 @@ def run_notebook(solution: Path, out_dir: Path, run_info: dict[str, str]) -> tup
     except CellExecutionError as failure:
         error = str(failure).strip().splitlines()[-1]
     seconds = time.perf_counter() - start
+    as_reference_copy(nb)
     nb.metadata["reference_run"] = dict(
         run_info, seconds=round(seconds, 1), source=f"solutions/{solution.name}"
     )
