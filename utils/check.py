@@ -115,7 +115,9 @@ def _guard_size(numel: int) -> int:
 def _guarded_input(data: torch.Tensor, layout: str, device: str, seed: int) -> torch.Tensor:
     """A view holding `data`, laid out as asked, surrounded (and, for "sliced", interleaved) by poison."""
     rows, cols = data.shape if data.dim() == 2 else (1, data.numel())
-    pitch = cols + 37 if layout == "sliced" else cols  # "sliced": a row stride longer than the row
+    # "sliced": a row stride longer than the row. A case's layout is its 2-D inputs' (a 1-D one, such as
+    # a norm's weight, stays contiguous).
+    pitch = cols + 37 if layout == "sliced" and data.dim() == 2 else cols
     guard = _guard_size(data.numel())
     buffer = _poison_like(2 * guard + rows * pitch, data.dtype, seed).to(device)
     body = buffer[guard : guard + rows * pitch]

@@ -10,12 +10,12 @@ reducing only the first tile, squaring after the sum, ...) and name the mistakes
 learner's code.
 
 One module per family, each owning its cases, predictions, messages and entries: `elementwise` (01),
-`totals` (02, 03, 07), `transforms` (04, 06, 07), `rows` (05), `softmax` (08, the capstone). `core`
-holds the types and what they share; the mistakes any exercise can make (never written, out of bounds,
-...) belong to the checker, `utils.diagnose`. CONTRIBUTING.md says how to add an exercise.
+`totals` (02, 03, 07), `transforms` (04, 06, 07), `rows` (05), `softmax` (08, the capstone), `norms`
+(09). `core` holds the types and what they share; the mistakes any exercise can make (never written, out
+of bounds, ...) belong to the checker, `utils.diagnose`. CONTRIBUTING.md says how to add an exercise.
 """
 
-from utils.exercises import elementwise, rows, softmax, totals, transforms
+from utils.exercises import elementwise, norms, rows, softmax, totals, transforms
 from utils.exercises.core import (
     FP32_EPS,
     POWERS_OF_TWO,
@@ -28,7 +28,12 @@ from utils.exercises.core import (
 )
 
 EXERCISES: dict[str, Exercise] = registry(
-    *elementwise.EXERCISES, *totals.EXERCISES, *transforms.EXERCISES, *rows.EXERCISES, *softmax.EXERCISES
+    *elementwise.EXERCISES,
+    *totals.EXERCISES,
+    *transforms.EXERCISES,
+    *rows.EXERCISES,
+    *softmax.EXERCISES,
+    *norms.EXERCISES,
 )
 
 __all__ = [
