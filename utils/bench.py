@@ -80,6 +80,19 @@ def fastest_us(calls: dict, clock: str, rounds: int = 3, min_run_time: float = 0
     return best
 
 
+def compiled_for_one_shape(fn):
+    """`torch.compile(fn)` for timing against at one shape: a kernel specialised to the shape of its
+    first call (`dynamic=False`), compiled after clearing torch's compile caches (`torch.compiler.reset`).
+
+    Without `dynamic=False`, a function called at a second shape is recompiled for dynamic shapes (torch's
+    automatic dynamic shapes) and runs that kernel from then on. Without the reset, lambdas written on one
+    line of a loop share one code object, whose cache reaches torch's recompile limit (8 by default)
+    and runs the later shapes eagerly. The default mode: `mode="max-autotune"` is not tried.
+    """
+    torch.compiler.reset()
+    return torch.compile(fn, dynamic=False)
+
+
 def copy_gbps(numel: int, device: str = "cuda", timer=gbps) -> float:
     """GB/s of a float32 device-to-device copy of `numel` elements, counting bytes read and written."""
     src = torch.empty(numel, dtype=torch.float32, device=device)
