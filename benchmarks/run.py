@@ -2,7 +2,7 @@
 
 Rows marked `step_of` are earlier forms that a later notebook replaces; they are timed and shown, and the
 goal verdict holds their final form's row to the goals instead. The softmax rows are notebook 08's
-`softmax_best`.
+`softmax_best`, the norm rows notebook 09's `rms_norm` and `layer_norm`.
 
     ./course.sh bench                  # or: python benchmarks/run.py [--quick] [--out DIR]
 
@@ -102,6 +102,32 @@ def softmax_rows_of(columns, dtype=torch.float32):
     return make
 
 
+def norm_rows_of(columns, with_bias, dtype=torch.float32):
+    """(x, weight[, bias]) and out for notebook 09's norms: rows of `columns`, one weight per column."""
+
+    def make(n, device):
+        rows = max(1, n // columns)
+        x = torch.randn(rows, columns, device=device, dtype=dtype)
+        weight = (torch.rand(columns, device=device) + 0.5).to(dtype)
+        bias = torch.randn(columns, device=device).to(dtype)
+        return ((x, weight, bias) if with_bias else (x, weight)), torch.empty_like(x)
+
+    return make
+
+
+NORM_EPS = 1e-5  # notebook 09's eps, inside the square root
+
+
+def torch_rms_norm(inputs, out):
+    x, weight = inputs
+    return torch.nn.functional.rms_norm(x, x.shape[-1:], weight, eps=NORM_EPS)
+
+
+def torch_layer_norm(inputs, out):
+    x, weight, bias = inputs
+    return torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias, eps=NORM_EPS)
+
+
 ROWS = [
     Row(
         "copy (elementwise)",
@@ -166,6 +192,14 @@ ROWS = [
         "softmax_best",
         lambda i, out: torch.softmax(i[0], dim=1),
         make=softmax_rows_of(4096, torch.float16),
+    ),
+    Row("RMSNorm, 4096 columns", "rms_norm", torch_rms_norm, make=norm_rows_of(4096, False)),
+    Row("LayerNorm, 4096 columns", "layer_norm", torch_layer_norm, make=norm_rows_of(4096, True)),
+    Row(
+        "LayerNorm, 4096 columns, float16",
+        "layer_norm",
+        torch_layer_norm,
+        make=norm_rows_of(4096, True, torch.float16),
     ),
 ]
 
