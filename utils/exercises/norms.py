@@ -12,8 +12,8 @@ normalisation's own: eps missing or misplaced, weight or bias forgotten, the mea
 
 The battery holds rows of one column, many short rows, widths just past a power of two, transposed and
 sliced views, a float16 long row whose sums overflow float16 (values 4 to 6, 16,384 of them), a row of
-zeros and a row of values near 1e-3 (where eps decides the result), and, for layer_norm, rows whose mean
-of about 3000 dwarfs their spread, where the variance computed as E[x^2] - E[x]^2 cancels in float32.
+zeros and a row of values near 1e-3 (where eps decides the result), and rows whose mean of about 3000
+dwarfs their spread, where layer_norm's variance computed as E[x^2] - E[x]^2 cancels in float32.
 
 Predictions are computed in float64 from the case's inputs; every one of them is a whole-row formula, so
 a block size matters only to the mistakes that count the masked lanes of the row's last tile.
