@@ -148,6 +148,12 @@ def nan_as_predicted(result: torch.Tensor) -> torch.Tensor:
     return torch.where(result.isnan(), PRODUCES_NAN, result.double())
 
 
+def predict_computed(predictions: Predictions, code: str, variant: Variant, result: torch.Tensor) -> None:
+    """`predict` for a result the mistake computes in full (any float dtype): the NaNs it computes stay NaN
+    results (nan_as_predicted), not elements left unwritten."""
+    predict(predictions, code, variant, nan_as_predicted(result))
+
+
 def unwritten(like: torch.Tensor) -> torch.Tensor:
     """A prediction with no element written, shaped like `like`."""
     return torch.full_like(like, UNWRITTEN)

@@ -33,8 +33,7 @@ from utils.exercises.core import (
     Layout,
     Predictions,
     mistakes,
-    nan_as_predicted,
-    predict,
+    predict_computed,
     predict_missing_row_offset,
     values,
 )
@@ -179,11 +178,6 @@ def _norm_tolerance(case: Case) -> tuple[float, float]:
     return atol, rtol
 
 
-def _put(out: Predictions, code: str, variant, result: torch.Tensor) -> None:
-    """A float64 result as a prediction; the NaNs it computes stay NaN results, not unwritten elements."""
-    predict(out, code, variant, nan_as_predicted(result.reshape(-1)))
-
-
 def _norm_predictions(case: Case) -> Predictions:
     x, weight = case.inputs[0].double(), case.inputs[1].double()
     bias = case.inputs[2].double() if len(case.inputs) == 3 else None
@@ -192,18 +186,18 @@ def _norm_predictions(case: Case) -> Predictions:
     mean, var = _moments(x, centred)
     reference = _normalised(x, weight, bias, mean, var)
     out: Predictions = {}
-    _put(out, "missing_eps", None, _normalised(x, weight, bias, mean, var, eps=0.0))
-    _put(out, "eps_outside_sqrt", None, _normalised(x, weight, bias, mean, var, eps_outside=True))
+    predict_computed(out, "missing_eps", None, _normalised(x, weight, bias, mean, var, eps=0.0))
+    predict_computed(out, "eps_outside_sqrt", None, _normalised(x, weight, bias, mean, var, eps_outside=True))
     for eps in OTHER_EPS:
-        _put(out, "eps_value", eps, _normalised(x, weight, bias, mean, var, eps=eps))
+        predict_computed(out, "eps_value", eps, _normalised(x, weight, bias, mean, var, eps=eps))
     ones = torch.ones_like(weight)
-    _put(out, "weight_not_applied", None, _normalised(x, ones, bias, mean, var))
+    predict_computed(out, "weight_not_applied", None, _normalised(x, ones, bias, mean, var))
     if centred:
-        _put(out, "bias_not_added", None, _normalised(x, weight, None, mean, var))
-        _put(out, "mean_not_subtracted", None, _normalised(x, weight, bias, 0 * mean, var))
+        predict_computed(out, "bias_not_added", None, _normalised(x, weight, None, mean, var))
+        predict_computed(out, "mean_not_subtracted", None, _normalised(x, weight, bias, 0 * mean, var))
         # n / (n - 1): a row of one column divides 0 by 0
         unbiased = var * cols / (cols - 1) if cols > 1 else torch.full_like(var, math.nan)
-        _put(out, "unbiased_variance", None, _normalised(x, weight, bias, mean, unbiased))
+        predict_computed(out, "unbiased_variance", None, _normalised(x, weight, bias, mean, unbiased))
     if rows > 1:
         first = _normalised(x[:1], weight, bias, *_moments(x[:1], centred)).expand(rows, cols)
         predict_missing_row_offset(out, reference, first)
@@ -214,10 +208,12 @@ def _norm_predictions(case: Case) -> Predictions:
         pad = lanes - cols
         if not pad:
             continue
-        _put(out, "divided_by_block", b, _normalised(x, weight, bias, *_moments(x, centred, lanes)))
+        counted = _normalised(x, weight, bias, *_moments(x, centred, lanes))
+        predict_computed(out, "divided_by_block", b, counted)
         if centred:
             padded_var = var + pad * mean**2 / cols
-            _put(out, "masked_lanes_in_variance", b, _normalised(x, weight, bias, mean, padded_var))
+            padded = _normalised(x, weight, bias, mean, padded_var)
+            predict_computed(out, "masked_lanes_in_variance", b, padded)
     return out
 
 

@@ -30,8 +30,7 @@ from utils.exercises.core import (
     Layout,
     Predictions,
     mistakes,
-    nan_as_predicted,
-    predict,
+    predict_computed,
     predict_missing_row_offset,
     values,
 )
@@ -145,11 +144,6 @@ def _guarded_shift(m: torch.Tensor) -> torch.Tensor:
     return torch.where(m == NEG_INF, 0.0, m)
 
 
-def _put(out: Predictions, code: str, variant, result: torch.Tensor) -> None:
-    """A float32 result as a prediction; the NaNs it computes stay NaN results, not unwritten elements."""
-    predict(out, code, variant, nan_as_predicted(result.double().reshape(-1)))
-
-
 GUARDS = {False: "no guard on the division", True: "the division guarded (0 where the sum is 0)"}
 
 
@@ -160,11 +154,12 @@ def _softmax_predictions(case: Case) -> Predictions:
     out: Predictions = {}
     row_max = x.max(dim=1, keepdim=True).values
     for guarded, guard in GUARDS.items():
-        _put(out, "no_max_subtraction", guard, _shifted(x, torch.zeros_like(row_max), 0, None, guarded))
-    _put(out, "not_normalised", "no guard on the shift", torch.exp(x - row_max))
-    _put(out, "not_normalised", "the shift guarded", torch.exp(x - _guarded_shift(row_max)))
+        unshifted = _shifted(x, torch.zeros_like(row_max), 0, None, guarded)
+        predict_computed(out, "no_max_subtraction", guard, unshifted)
+    predict_computed(out, "not_normalised", "no guard on the shift", torch.exp(x - row_max))
+    predict_computed(out, "not_normalised", "the shift guarded", torch.exp(x - _guarded_shift(row_max)))
     if rows > 1:
-        _put(out, "wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
+        predict_computed(out, "wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
         first = _reference(x64[:1]).expand(rows, cols)
         predict_missing_row_offset(out, _reference(x64), first)
     # The masked lanes of a row's last tile, padded with 0.0: in the max only, in the sum only, or both.
@@ -186,7 +181,7 @@ def _softmax_predictions(case: Case) -> Predictions:
             }
         for (where, guard), result in by_pad[pad].items():
             code = "wrong_sentinel" if where == "other=0.0 in the max" else "masked_lanes_in_sum"
-            _put(out, code, (b, where, guard), result)
+            predict_computed(out, code, (b, where, guard), result)
     return out
 
 
@@ -213,7 +208,7 @@ def _online_predictions(case: Case) -> Predictions:
         running = _guarded_shift(tiled.max(dim=2).values.cummax(dim=1).values)  # after each tile
         s = torch.exp(tiled - running[:, :, None]).sum(dim=(1, 2)).reshape(rows, 1)
         for guarded, guard in GUARDS.items():
-            _put(out, "running_sum_not_rescaled", (b, guard), _divided(e, s, guarded))
+            predict_computed(out, "running_sum_not_rescaled", (b, guard), _divided(e, s, guarded))
     return out
 
 

@@ -31,9 +31,9 @@ from utils.exercises.core import (
     describe,
     extra_cases,
     mistakes,
-    nan_as_predicted,
     padded,
     predict,
+    predict_computed,
     predict_each,
     values,
     vector_cases,
@@ -276,7 +276,7 @@ def _l2_predictions(case: Case) -> Predictions:
     out = _transformed_predictions(case, lambda t: t * t, torch.sqrt)
     total = case.inputs[0].double().sum()
     if total != case.inputs[0].double().square().sum():
-        predict(out, "missing_transform", None, nan_as_predicted(total.sqrt()))  # sqrt(sum(x)): NaN below 0
+        predict_computed(out, "missing_transform", None, total.sqrt())  # sqrt(sum(x)): NaN below 0
     put = _Scalars()
     _lossy_predictions(case.inputs[0], lambda t: t * t, put, count=False)  # then the sqrt, on the host
     put.into(out, finish=torch.sqrt)
