@@ -1,0 +1,139 @@
+"""Tests for utils.describe: each finding is said when its relation holds on every failing case, and
+not said when it fails on one. The runs are made by hand (no kernel), so each relation is exact."""
+
+from __future__ import annotations
+
+import torch
+
+from utils.describe import describe, index_set
+from utils.diagnose import Run
+from utils.exercises import EXERCISES, Case
+from utils.exercises.core import values
+
+GARBAGE = -1234.0
+
+
+def _run(exercise_id: str, inputs: tuple[torch.Tensor, ...], got, out_shape=(1,), layout="contiguous") -> Run:
+    exercise = EXERCISES[exercise_id]
+    case = Case(f"N={inputs[0].numel()}", inputs, out_shape, layout)
+    expected = exercise.reference(*(x.double() for x in inputs)).reshape(out_shape)
+    result = got(expected) if callable(got) else got
+    return Run(case, result.double().reshape(out_shape), expected, GARBAGE, True, True, None)
+
+
+def _kinds(exercise_id: str, runs: list[Run]) -> dict[str, str]:
+    return {f.kind: f.text for f in describe(EXERCISES[exercise_id], runs, runs)}
+
+
+def _sums(scale) -> list[Run]:
+    """Failing sum runs on three sizes, out = scale(n) * the right sum."""
+    return [
+        _run("sum_atomic", (values(n, "positive", seed=n),), lambda e, n=n: scale(n) * e)
+        for n in (100, 1000, 3001)
+    ]
+
+
+def test_index_sets_in_words():
+    assert index_set([0, 1, 2], 10) == "the first 3 elements (of 10)"
+    assert index_set([7, 8, 9], 10) == "the last 3 elements (from element 7 of 10)"
+    assert index_set([3, 4], 10) == "elements 3 to 4 (of 10)"
+    assert index_set([1, 9, 17], 20, "row") == "every 8th row from row 1 (3 of 20)"
+    assert index_set(list(range(5)), 5, "row") == "all 5 rows"
+    assert index_set([2], 5) == "element 2 only (of 5)"
+    assert index_set([0, 3, 4, 9], 10) == "elements 0, 3, 4, 9 (4 of 10)"
+
+
+def test_a_constant_factor_is_said_with_its_value():
+    found = _kinds("sum_atomic", _sums(lambda n: 0.5))
+    assert "1/2" in found["factor"]
+
+
+def test_a_factor_that_follows_the_length_is_said_as_n():
+    found = _kinds("sum_atomic", _sums(lambda n: n))
+    assert found["factor"].startswith("every wrong value is n times")
+    found = _kinds("sum_atomic", _sums(lambda n: (n - 1) / n))
+    assert "(n - 1) / n times" in found["factor"]
+
+
+def test_a_relation_that_fails_on_one_failing_case_is_not_said():
+    runs = _sums(lambda n: 2.0)
+    runs[-1] = _run("sum_atomic", runs[-1].case.inputs, lambda e: 3 * e)  # another factor here
+    found = _kinds("sum_atomic", runs)
+    assert "factor" not in found and "offset" not in found
+    assert "size" in found  # only what is true of all: the size of the errors
+
+
+def test_a_value_rounded_through_float16_is_said():
+    runs = [
+        _run("sum_atomic", (values(n, "mixed", seed=n),), lambda e: e.half().double()) for n in (100, 1000)
+    ]
+    assert _kinds("sum_atomic", runs)["rounded"] == "every wrong value is the right one rounded to float16"
+
+
+def test_a_count_wrapped_like_an_8_bit_integer_is_said():
+    runs = [
+        _run("count_nonzero", (values(n, "sparse", seed=n),), lambda e: torch.remainder(e, 256.0))
+        for n in (1000, 3001)
+    ]
+    assert "wrapped around 2^8" in _kinds("count_nonzero", runs)["wrapped"]
+
+
+def test_a_function_of_the_right_value_is_said():
+    runs = [_run("l2_norm", (values(n, "positive", seed=n),), lambda e: e * e) for n in (100, 1000)]
+    assert _kinds("l2_norm", runs)["function"] == "every wrong value is the square of the right value"
+
+
+def test_rows_holding_another_rows_values_are_said():
+    def shifted(e):
+        return e.roll(1, dims=0)  # row i holds row i - 1's, the first row the last's
+
+    x = values(6 * 5, "mixed", seed=1).view(6, 5)
+    runs = [_run("softmax", (x,), shifted, out_shape=(6, 5))]
+    text = _kinds("softmax", runs)["other_row"]
+    assert "row i holds row i - 1's" in text and "counting round" in text
+    runs = [_run("softmax", (x,), lambda e: e[:1].expand(6, 5), out_shape=(6, 5))]
+    assert _kinds("softmax", runs)["other_row"] == "every wrong row holds row 0's right values"
+
+
+def test_inputs_swapped_are_said():
+    x = values(4 * 7, "mixed", seed=2).view(4, 7)
+    w, b = values(7, "positive", seed=3), values(7, "mixed", seed=4)
+    exercise = EXERCISES["layer_norm"]
+    runs = [
+        _run(
+            "layer_norm", (x, w, b), exercise.reference(x.double(), b.double(), w.double()), out_shape=(4, 7)
+        )
+    ]
+    assert (
+        _kinds("layer_norm", runs)["inputs"] == "the result is the right answer with inputs 2 and 3 swapped"
+    )
+
+
+def test_wrong_elements_laid_out_by_blocks_are_said():
+    def tail_zeroed(n):
+        def got(e):
+            e = e.clone()
+            e[n - n % 256 :] = 0.0
+            return e
+
+        return got
+
+    runs = [
+        _run(
+            "vector_add",
+            (values(n, "positive", seed=n), values(n, "positive", seed=n + 1)),
+            tail_zeroed(n),
+            (n,),
+        )
+        for n in (1000, 3000)
+    ]
+    found = _kinds("vector_add", runs)
+    assert "last (length mod 256)" in found["block"]
+
+
+def test_never_written_elements_are_said():
+    x = values(300, "positive", seed=5)
+    got = lambda e: torch.cat([e[:100], torch.full((200,), GARBAGE, dtype=torch.float64)])  # noqa: E731
+    runs = [_run("vector_add", (x, x), got, (300,))]
+    texts = [f.text for f in describe(EXERCISES["vector_add"], runs, runs)]
+    assert any("the last 200 elements" in t and "all of them never written" in t for t in texts), texts
