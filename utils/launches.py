@@ -104,11 +104,24 @@ def _jit_classes() -> list[type]:
 
 
 @contextlib.contextmanager
+def wrapped_launches(wrap):
+    """Inside the block, every launch's `run` (see _jit_classes) is `wrap(original run)`: how this module
+    counts launches, and utils.stages looks at what each one left behind."""
+    originals = {cls: cls.run for cls in _jit_classes()}
+    for cls, original in originals.items():
+        cls.run = wrap(original)
+    try:
+        yield
+    finally:
+        for cls, original in originals.items():
+            cls.run = original
+
+
+@contextlib.contextmanager
 def counting():
     """Record every Triton launch and every device-side torch operation made inside the block."""
     record = Launches()
     mode = _TorchOps(record)
-    originals = {cls: cls.run for cls in _jit_classes()}
 
     def wrap(original):
         def run(self, *args, **kwargs):
@@ -121,14 +134,8 @@ def counting():
 
         return run
 
-    for cls, original in originals.items():
-        cls.run = wrap(original)
-    try:
-        with mode:
-            yield record
-    finally:
-        for cls, original in originals.items():
-            cls.run = original
+    with wrapped_launches(wrap), mode:
+        yield record
 
 
 def launches_of(fn, *args) -> Launches:
@@ -138,4 +145,4 @@ def launches_of(fn, *args) -> Launches:
     return record
 
 
-__all__ = ["Launches", "counting", "launches_of"]
+__all__ = ["Launches", "counting", "launches_of", "wrapped_launches"]

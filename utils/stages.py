@@ -1,0 +1,166 @@
+"""Look inside a call: what each Triton launch left in the scratch tensors it was given.
+
+    with recording(known=[x, out]) as stages:
+        sum_two_stage(x, out)
+    stages[0].kernel, stages[0].grid, stages[0].scratch   # 'partial_sum_kernel', (4,), [tensor([...])]
+
+A multi-stage reduction passes partials from one launch to the next through scratch tensors (or keeps
+them in a workspace, for a one-launch one). When only the final output is judged, a right stage 1
+followed by a wrong combine looks like any other wrong result. utils.check re-runs a failing case
+under `recording` and utils.describe compares each snapshot with the input's tiles
+(`partials_findings`), so the report can say "the partials are right; the error comes after them".
+
+A snapshot is taken of every tensor argument of a launch that is not one of `known` (the inputs and
+out) and shares no memory with them, as float64 on the CPU, right after the launch returns. It wraps
+the `run` that every launch calls (utils.launches.wrapped_launches), on a GPU and in the interpreter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from utils.launches import wrapped_launches
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One launch: the kernel's name, its grid as given, and copies of its scratch tensors after it."""
+
+    kernel: str
+    grid: object
+    scratch: list[torch.Tensor]
+
+
+def _overlaps(a: torch.Tensor, others: list[torch.Tensor]) -> bool:
+    start = a.untyped_storage().data_ptr()
+    end = start + a.untyped_storage().nbytes()
+    for b in others:
+        b_start = b.untyped_storage().data_ptr()
+        if b_start < end and start < b_start + b.untyped_storage().nbytes():
+            return True
+    return False
+
+
+@contextlib.contextmanager
+def recording(known: list[torch.Tensor], into: list[Stage] | None = None) -> Iterator[list[Stage]]:
+    """Record every Triton launch made inside the block, with copies of its scratch tensors after it,
+    into the list it yields (`into`, if given)."""
+    stages: list[Stage] = [] if into is None else into
+
+    def wrap(original):
+        def run(self, *args, **kwargs):
+            result = original(self, *args, **kwargs)
+            scratch = [
+                a.detach().double().cpu().clone()
+                for a in list(args) + list(kwargs.values())
+                if isinstance(a, torch.Tensor) and a.is_floating_point() and not _overlaps(a, known)
+            ]
+            name = getattr(self, "__name__", None) or getattr(getattr(self, "fn", None), "__name__", "kernel")
+            stages.append(Stage(name, kwargs.get("grid"), scratch))
+            return result
+
+        return run
+
+    with wrapped_launches(wrap):
+        yield stages
+
+
+__all__ = ["Stage", "recording"]
+
+
+# ----------------------------------------------------------------------------------------------------
+# Comparing the snapshots with the input's tiles
+
+# What a stage 1 may keep per tile: name, tile reducer (rows of tiles -> one value each), its padding.
+_PARTIALS = [
+    ("sum", lambda t: t.sum(1), 0.0),
+    ("maximum", lambda t: t.max(1).values, -torch.inf),
+    ("minimum", lambda t: t.min(1).values, torch.inf),
+    ("sum of squares", lambda t: (t * t).sum(1), 0.0),
+    ("sum of absolute values", lambda t: t.abs().sum(1), 0.0),
+    ("count of non-zeros", lambda t: (t != 0).double().sum(1), 0.0),
+]
+_SUMS = {"sum", "sum of squares", "sum of absolute values"}
+
+
+def _close(got: torch.Tensor, want: torch.Tensor, scale: torch.Tensor, rounding: bool) -> bool:
+    if got.shape != want.shape:
+        return False
+    if not rounding:
+        return bool((got == want).all())
+    tol = 1e-5 * want.abs() + 1e-5 * scale
+    return bool(((got - want).abs() <= tol).all())
+
+
+def partials_findings(x: torch.Tensor, stages: list[Stage]) -> list[str]:
+    """Sentences about the partials a call kept, for a 1-D input `x` (float64): which scratch, after
+    which launch, holds the right partial of every tile of some power-of-two size, one per tile or one
+    per program of a persistent grid (program p: tiles p, p + P, ...). Only what matched is said."""
+    n = x.numel()
+    said: list[str] = []
+    for i, stage in enumerate(stages):
+        for scratch in stage.scratch:
+            flat = scratch.reshape(-1)
+            for name, reduce, pad in _PARTIALS:
+                for b in (2**k for k in range(5, 17)):
+                    tiles = torch.cat([x, x.new_full((-n % b,), pad)]).view(-1, b)
+                    if len(tiles) < 2 or len(tiles) > len(flat):
+                        continue
+                    per_tile = reduce(tiles)
+                    scale = reduce(tiles.abs()).abs() if name in _SUMS else per_tile.abs()
+                    rounding = name in _SUMS
+                    where = f"after launch {i + 1} ({stage.kernel}), a scratch of {len(flat)} holds"
+                    if _close(flat[: len(tiles)], per_tile, scale, rounding):
+                        said.append(f"{where} the right {name} of each tile of {b} elements")
+                        break
+                    programs = len(flat)
+                    if 1 < programs < len(tiles):  # a persistent grid: program p strides over tiles
+                        padded = torch.cat([per_tile, per_tile.new_full((-len(tiles) % programs,), pad)])
+                        if name in ("maximum", "minimum"):
+                            strided = reduce(padded.view(-1, programs).t())
+                        else:
+                            strided = padded.view(-1, programs).sum(0)
+                        stride_scale = scale.sum() if rounding else strided.abs()
+                        if _close(flat, strided, stride_scale, rounding):
+                            said.append(
+                                f"{where} the right {name} of the tiles of {b} elements that each of "
+                                f"{programs} programs strides over"
+                            )
+                            break
+                if said and said[-1].startswith(f"after launch {i + 1}"):
+                    break
+    return said
+
+
+@contextlib.contextmanager
+def programs_reversed() -> Iterator[bool]:
+    """In Triton's interpreter, run every launch's programs in the reverse order: program i is given the
+    id of program (grid - 1 - i) on each axis. The interpreter runs programs one after another in order,
+    so a race (two programs storing one element) always ends the same way there; run both ways, a result
+    that changes shows the race. Yields False, and changes nothing, where the interpreter's builder is
+    not the one this expects (another Triton version): the caller then has no evidence either way."""
+    try:
+        from triton.runtime import interpreter
+    except ImportError:  # pragma: no cover - every supported triton has it
+        yield False
+        return
+    builder: Any = getattr(interpreter, "interpreter_builder", None)
+    original = getattr(type(builder), "set_grid_idx", None)
+    if builder is None or original is None or not hasattr(builder, "set_grid_dim"):
+        yield False
+        return
+
+    def set_grid_idx(self, x, y, z):
+        nx, ny, nz = self.grid_dim
+        original(self, nx - 1 - x, ny - 1 - y, nz - 1 - z)
+
+    builder.set_grid_idx = set_grid_idx.__get__(builder)
+    try:
+        yield True
+    finally:
+        del builder.set_grid_idx
