@@ -289,3 +289,93 @@ def test_a_race_won_element_by_element_is_named_on_a_gpu_only():
     on_cpu = diagnose(exercise, runs, failing, rerun=lambda run, other_poison: run, on_gpu=False)
     assert on_gpu == ["missing_row_offset"], on_gpu
     assert "missing_row_offset" not in on_cpu, on_cpu
+
+
+def _unlisted():
+    from tests.submissions.unlisted import UNLISTED
+
+    return [
+        pytest.param(exercise_id, fn, kinds, codes, id=f"{exercise_id}-{fn.__name__}")
+        for exercise_id, fn, kinds, codes in UNLISTED
+    ]
+
+
+@pytest.mark.parametrize("exercise_id, fn, kinds, codes", _unlisted())
+def test_a_mistake_nobody_listed_is_described_and_not_misnamed(exercise_id, fn, kinds, codes):
+    """A mistake no prediction knows (tests/submissions/unlisted.py): caught; named only as one whose
+    effects it shares; and described by what utils.describe measured, which the report prints."""
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check(exercise_id, fn)
+    failure = excinfo.value
+    assert set(failure.diagnoses) <= codes, f"misnamed as {failure.diagnoses}:\n{failure}"
+    found = {finding.kind for finding in failure.findings}
+    assert kinds <= found, f"expected findings {sorted(kinds)}, got {sorted(found)}:\n{failure}"
+    assert all(finding.text in str(failure) for finding in failure.findings)
+
+
+def test_right_partials_and_a_wrong_combine_are_told_apart():
+    """A two-stage sum whose stage 2 reads only its first block of partials: utils.stages finds the
+    partials right after launch 1, so the report says the error comes after them."""
+    from tests.submissions.sum_two_stage import sum_two_stage_stage2_first_block_only
+
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("sum_two_stage", sum_two_stage_stage2_first_block_only)
+    partials = [f.text for f in excinfo.value.findings if f.kind == "partials"]
+    assert len(partials) == 1 and "after launch 1" in partials[0] and "right sum of each tile" in partials[0]
+    assert "so the error comes after them" in str(excinfo.value)
+
+
+def test_a_first_line_is_printed_before_the_battery_runs(capsys):
+    """Something on the screen at once: the battery takes seconds in the interpreter."""
+
+    seen = []
+
+    def relu(x, out):
+        seen.append(capsys.readouterr().out)
+        out.copy_(x.clamp(min=0))
+
+    check("relu", relu)
+    assert seen[0].startswith("relu: checking"), seen[0]  # printed before the first call
+
+
+@triton.jit
+def _softmax_rows_unbroadcast_kernel(
+    x_ptr, out_ptr, n_rows, n_cols, sx, so, ROWS: tl.constexpr, BLOCK: tl.constexpr
+):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    cols = tl.arange(0, BLOCK)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    x = tl.load(x_ptr + rows[:, None] * sx + cols[None, :], mask=mask, other=float("-inf")).to(tl.float32)
+    e = tl.exp(x - tl.max(x, axis=1))  # the learner's mistake: the row maxima, not stood up as a column
+    p = e / tl.sum(e, axis=1)[:, None]
+    tl.store(out_ptr + rows[:, None] * so + cols[None, :], p.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def _softmax_rows_unbroadcast(x, out):
+    n_rows, n_cols = x.shape
+    grid = (triton.cdiv(n_rows, 4),)
+    args = (x, out, n_rows, n_cols, x.stride(0), out.stride(0))
+    _softmax_rows_unbroadcast_kernel[grid](*args, ROWS=4, BLOCK=triton.next_power_of_2(n_cols))
+
+
+def test_a_shape_mismatch_points_to_the_broadcast():
+    """x - m with m = tl.max(x, axis=1) of shape (ROWS,): Triton's error names a shape, often at the
+    tl.store; the report points at the missing [:, None]."""
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("softmax", _softmax_rows_unbroadcast)
+    assert excinfo.value.diagnoses == ["exception"]
+    assert "m[:, None]" in str(excinfo.value), str(excinfo.value)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the interpreter's program order; a GPU has none")
+def test_a_race_shows_when_the_programs_run_in_reverse():
+    """Several programs store into one slot: in order the last one wins every time, so the interpreter
+    gives the same wrong result every run. Run with the programs reversed, it changes."""
+    from tests.submissions.sum_two_stage import sum_two_stage_grid_of_one, sum_two_stage_same_slot
+
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("sum_two_stage", sum_two_stage_same_slot)
+    assert "order" in {f.kind for f in excinfo.value.findings}, str(excinfo.value)
+    with pytest.raises(ExerciseFailed) as excinfo:  # one program: no order to change
+        check("sum_two_stage", sum_two_stage_grid_of_one)
+    assert "order" not in {f.kind for f in excinfo.value.findings}, str(excinfo.value)

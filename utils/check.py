@@ -25,26 +25,32 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+import warnings
 
 import numpy as np
 import torch
 
 from utils.bounds import OutOfBoundsAccess, find_out_of_bounds, guarded
+from utils.describe import Finding, describe
 from utils.diagnose import Run, agree, close, correct, diagnose
 from utils.exercises import EXERCISES, Case, Exercise
 from utils.launches import Launches, counting
 from utils.setup import runs_on_gpu
+from utils.stages import Stage, partials_findings, programs_reversed, recording
 
 CANARY = -31337.0  # fills the zones around out; a learner's kernel has no reason to write this value
 MAX_TABLE_ROWS = 8
 
 
 class ExerciseFailed(AssertionError):
-    """A wrong answer. The message is for the learner; `diagnoses` holds the mistake codes."""
+    """A wrong answer. The message is for the learner; `diagnoses` holds the mistake codes, `findings`
+    what utils.describe measured about the wrong results (true of every failing case, whatever the
+    cause)."""
 
-    def __init__(self, message: str, diagnoses: list[str]):
+    def __init__(self, message: str, diagnoses: list[str], findings: list[Finding] | None = None):
         super().__init__(message)
         self.diagnoses = diagnoses
+        self.findings = findings or []
 
 
 def check(exercise_id: str, fn) -> bool:
@@ -66,21 +72,53 @@ def check(exercise_id: str, fn) -> bool:
     on_gpu = runs_on_gpu()
     device = "cuda" if on_gpu else "cpu"
     cases = exercise.cases(on_gpu)
+    # Within a second, something on the screen: the battery takes seconds in the interpreter.
+    print(f"{exercise.id}: checking {len(cases)} cases on the {device}...", end="", flush=True)
+    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
     try:
-        if exercise.one_launch:
-            _check_one_launch(exercise, fn, device, cases)
-        runs = [_run(exercise, case, fn, device, seed=i) for i, case in enumerate(cases)]
+        note = _judge(exercise, fn, device, cases, on_gpu)
     except NotImplementedError:
-        print(f"{exercise.id}: not attempted yet. Hint: {exercise.hint}")
+        print(f"\r{exercise.id}: not attempted yet. Hint: {exercise.hint}")
         return False
+    except ExerciseFailed:
+        print(" failed; the report follows.")
+        raise
+    sizes = [case.n for case in cases]
+    span = f"N from {min(sizes)} to {max(sizes)}"
+    print(f" all {len(cases)} passed ({device}, {span}{note}).")
+    return True
+
+
+def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool) -> str:
+    """Run the battery; raise ExerciseFailed with the report, or return what the summary adds."""
+    __tracebackhide__ = True
+    if exercise.one_launch:
+        _check_one_launch(exercise, fn, device, cases)
+    runs = [_run(exercise, case, fn, device, seed=i) for i, case in enumerate(cases)]
     failing = [run for run in runs if not correct(exercise, run)]
     if failing:
 
         def again(run: Run, other_poison: bool) -> Run:
             return _run(exercise, run.case, fn, device, runs.index(run), poison_seed=int(other_poison))
 
-        codes = diagnose(exercise, runs, failing, again, on_gpu)
-        raise ExerciseFailed(_failure_report(exercise, runs, failing, codes), codes)
+        def confirms(trait: str) -> bool:  # the trait's probe, on the first two failing cases
+            probe = exercise.trait_probes.get(trait)
+            if probe is None:
+                return True
+            try:
+                probes = [
+                    _run(exercise, probe(r.case), fn, device, seed=i) for i, r in enumerate(failing[:2])
+                ]
+            except ExerciseFailed:  # the probe made the learner's code raise: no agreement
+                return False
+            return all(correct(exercise, run) for run in probes)
+
+        findings = _described(exercise, runs, failing) + _inside(exercise, fn, device, runs, failing)
+        if not on_gpu:  # a GPU runs its programs in any order already (varies_between_runs)
+            findings += _order(exercise, fn, device, runs, failing)
+        structural = any(finding.structural for finding in findings)
+        codes = diagnose(exercise, runs, failing, again, on_gpu, structural, confirms)
+        raise ExerciseFailed(_failure_report(exercise, runs, failing, codes, findings), codes, findings)
     note = ""
     if exercise.repeats > 1:
         if on_gpu:
@@ -90,10 +128,7 @@ def check(exercise_id: str, fn) -> bool:
             note = "; bit-identity across runs is judged on a GPU: the interpreter runs programs in order"
     if exercise.one_launch:
         note += "; one launch per call, right twice in a row"
-    sizes = [case.n for case in cases]
-    span = f"N from {min(sizes)} to {max(sizes)}"
-    print(f"{exercise.id}: all {len(cases)} cases passed ({device}, {span}{note}).")
-    return True
+    return note
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -155,9 +190,12 @@ def _run(
     seed: int,
     poison_seed: int = 0,
     launches: list[Launches] | None = None,
+    stages: list[Stage] | None = None,
 ) -> Run:
     """One call of fn on one case, inside guard zones; `launches` (if given) receives what the call
-    itself asked the device to do (utils.launches), not counting the checker's own set-up."""
+    itself asked the device to do (utils.launches), not counting the checker's own set-up; `stages` (if
+    given) receives what each launch left in its scratch tensors (utils.stages)."""
+    __tracebackhide__ = True
     inputs = tuple(
         _guarded_input(x, case.layout, device, 1000 * poison_seed + 10 * seed + i)
         for i, x in enumerate(case.inputs)
@@ -171,10 +209,15 @@ def _run(
     out.fill_(garbage)
     try:
         # guarded: a far-out access raises instead of killing the process. Launches are counted only where
-        # asked, since the counting's dispatch mode sees every torch operation of the call.
-        with guarded(), contextlib.ExitStack() as counted:
+        # asked, since the counting's dispatch mode sees every torch operation of the call. The
+        # interpreter's RuntimeWarnings (numpy overflow in a masked lane, say) are silenced: the verdict
+        # says what matters, and they would stand above it in a red box.
+        with guarded(), contextlib.ExitStack() as counted, warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             if launches is not None:
                 launches.append(counted.enter_context(counting()))  # filled in while fn runs
+            if stages is not None:  # what each launch left in its scratch (utils.stages), filled in too
+                counted.enter_context(recording(known=[*inputs, out_buffer], into=stages))
             returned = fn(*inputs, out)
         if device == "cuda":
             torch.cuda.synchronize()
@@ -215,6 +258,14 @@ _ERROR_HINTS = [
         "The interpreter refused a float16 value past 65504, the largest float16: an accumulator, a "
         "scratch or an atomic in float16. Accumulate in float32 (.to(tl.float32) on each tile, a float32 "
         "scratch), and convert only the final result.",
+    ),
+    (
+        r"make_shape_compatible|incompatible dimensions|could not be broadcast|Cannot broadcast|"
+        r"argument to have shape",
+        "Two tiles whose shapes do not line up met in one operation. A row's reduction, m = tl.max(x, "
+        "axis=1), has shape (ROWS,): to use it against the (ROWS, COLS) tile write x - m[:, None], "
+        "which stands it up as a column. Triton reports the error where the shapes finally meet, "
+        "which may be a later tl.store rather than the line that made the mismatch.",
     ),
     (
         r"Cannot access global variable",
@@ -296,6 +347,67 @@ def _check_one_launch(exercise: Exercise, fn, device: str, cases: list[Case]) ->
         raise ExerciseFailed(message, [code])
 
 
+def _described(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """utils.describe's findings; should describing itself fail, none (the verdict stands without them),
+    and a line that says so, so that the failure is seen and reported rather than hidden."""
+    try:
+        return describe(exercise, runs, failing)
+    except Exception as error:  # a bug of the checker's: the learner's verdict must not be lost to it
+        return [Finding("checker", f"(the checker could not describe these results: {error!r})")]
+
+
+def _inside(exercise: Exercise, fn, device: str, runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """For a reduction of a 1-D input: the smallest failing case of several tiles run again, each launch's
+    scratch recorded (utils.stages); a scratch that holds the right partials says that the error comes
+    after them."""
+    __tracebackhide__ = True
+    whole = [r for r in failing if r.case.inputs[0].dim() == 1 and r.result.numel() == 1 and r.case.n > 64]
+    if not whole:
+        return []
+    run = min(whole, key=lambda r: r.case.n)
+    stages: list[Stage] = []
+    try:
+        again = _run(exercise, run.case, fn, device, runs.index(run), stages=stages)
+    except ExerciseFailed:
+        return []
+    if correct(exercise, again):  # right this time: the partials say nothing about the failure
+        return []
+    said = partials_findings(run.case.inputs[0].double(), stages)
+    if not said:
+        return []
+    return [
+        Finding(
+            "partials",
+            f"'{run.case.name}': {text}; so the error comes after them (the combine or the finish)",
+        )
+        for text in said[:1]  # the first launch that left them: later ones show the same scratch again
+    ]
+
+
+def _order(exercise: Exercise, fn, device: str, runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """In the interpreter, the first failing case of several programs run again with the programs in the
+    reverse order (utils.stages.programs_reversed): a result that changes shows programs that race."""
+    __tracebackhide__ = True
+    for run in failing[:3]:
+        with programs_reversed() as reversed_order:
+            if not reversed_order:
+                return []
+            try:
+                again = _run(exercise, run.case, fn, device, runs.index(run))
+            except ExerciseFailed:
+                return []
+        if not close(exercise, run.case, again.result, run.result, equal_nan=True):
+            return [
+                Finding(
+                    "order",
+                    f"'{run.case.name}': run again with the programs in the reverse order, the result "
+                    "changes: the programs race (several store into one element, or one reads what "
+                    "another has not written yet). On a GPU they run in any order.",
+                )
+            ]
+    return []
+
+
 def _repeat_case(cases: list[Case]) -> Case:
     """The case that shows an order-dependent sum best: the largest whose values are not all integers
     (small integers add up exactly in float32 in any order, so their sums repeat even with atomics)."""
@@ -362,7 +474,9 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     return "\n".join("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
 
 
-def _failure_report(exercise: Exercise, runs: list[Run], failing: list[Run], codes: list[str]) -> str:
+def _failure_report(
+    exercise: Exercise, runs: list[Run], failing: list[Run], codes: list[str], findings: list[Finding]
+) -> str:
     table = _table(
         ("case", "expected", "got", ""),
         [(run.case.name, *_describe(exercise, run)) for run in failing[:MAX_TABLE_ROWS]],
@@ -370,11 +484,23 @@ def _failure_report(exercise: Exercise, runs: list[Run], failing: list[Run], cod
     more = f"\n  ... and {len(failing) - MAX_TABLE_ROWS} more" if len(failing) > MAX_TABLE_ROWS else ""
     passed = [run.case.name for run in runs if run not in failing]
     passed_line = f"\nPassed: {'; '.join(passed)}" if passed else ""
-    mistakes = [exercise.mistakes[code].message for code in codes]
-    advice = "Likely mistake: " + mistakes[0] + "".join(f"\n    or: {m}" for m in mistakes[1:])
+    measured = "".join(f"\n  - {finding.text}" for finding in findings)
+    measured = f"\nWhat the wrong results show (measured on the failing cases):{measured}" if measured else ""
+    if codes == ["wrong_values"] and findings:
+        advice = (
+            "Likely mistake: none of the common mistakes explains these results, so the checker names "
+            "none; what it measured above is true of every failing case. Find the line of your kernel "
+            "or host function that would have that effect."
+        )
+    else:
+        mistakes = [exercise.mistakes[code].message for code in codes]
+        advice = "Likely mistake: " + mistakes[0] + "".join(f"\n    or: {m}" for m in mistakes[1:])
     if codes == ["wrong_values"]:
         advice += "\n" + _smallest_case(exercise, failing)
-    return f"{exercise.id}: {len(failing)} of {len(runs)} cases wrong.\n{table}{more}{passed_line}\n{advice}"
+    return (
+        f"{exercise.id}: {len(failing)} of {len(runs)} cases wrong.\n{table}{more}{passed_line}{measured}\n"
+        f"{advice}"
+    )
 
 
 def _smallest_case(exercise: Exercise, failing: list[Run]) -> str:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from utils.exercises.core import Case, Exercise
 
 SHARP = 2  # alternatives per case that a prediction may offer and still count as sharp (see diagnose)
+PREDICTED_UP_TO = 1 << 23  # elements: a larger case is predicted only when no smaller one fails (diagnose)
 
 ENGINE_MISTAKES = {
     "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, or it was "
@@ -41,8 +42,9 @@ ENGINE_MISTAKES = {
     "BLOCK_SIZE) for triton.cdiv(n, BLOCK_SIZE) programs).",
     "varies_between_runs": "the values are wrong and change from one run to the next on the same input: "
     "programs that race (several plain tl.store to one element, where an atomic or a "
-    "second stage must combine them), or memory read before anything wrote it (a "
-    "torch.empty scratch read where no program stored).",
+    "second stage must combine them), memory read before anything wrote it (a "
+    "torch.empty scratch read where no program stored), or state that one call leaves "
+    "for the next (a ticket or a workspace that is never reset).",
     "out_of_bounds_read": "the result depends on memory beyond the end of the input: a tl.load without "
     "mask=offsets < n (or offsets that run past the end).",
     "stale_out": "the answer includes whatever out held before the launch: atomics add onto the old "
@@ -138,8 +140,48 @@ def explains(
     return bool((left & written.all(dim=1)).any())
 
 
+def _traits(
+    exercise: Exercise,
+    failing: list[Run],
+    passing: list[Run],
+    wrong_values: list[Run],
+    predictions: dict[int, dict],
+    structural: bool,
+    confirms: Callable[[str], bool],
+) -> list[str]:
+    """The codes a case trait names (exercise.trait_mistakes: e.g. only the float16 cases fail).
+
+    That split alone proves little: any mistake that happens to spare the other cases makes it. So a trait
+    names its code only when the effects agree with it too: not when the code has a prediction on a
+    failing case (the prediction decides, in diagnose), not when an element was never written, and not
+    when utils.describe found a structure that a mistake of that kind cannot make (`structural`: an exact
+    relation such as a factor of n, or wrong elements laid out by blocks). Last, `confirms(trait)` runs
+    the exercise's probe for the trait where it has one (utils.check: the failing case again, with values
+    on which the mistake would do no harm): the mistake is named only if the probe then passes."""
+    codes = []
+    for trait, code in exercise.trait_mistakes.items():
+        splits = (
+            failing
+            and all(trait in run.case.traits for run in failing)
+            and any(trait not in run.case.traits for run in passing)
+        )
+        if not splits:
+            continue
+        predicted = any(code in predictions.get(id(run), {}) for run in wrong_values)
+        unwritten = any(bool((run.result == run.garbage).any()) for run in wrong_values)
+        if not (predicted or unwritten or structural) and confirms(trait):
+            codes.append(code)
+    return codes
+
+
 def diagnose(
-    exercise: Exercise, runs: list[Run], failing: list[Run], rerun: Callable[[Run, bool], Run], on_gpu: bool
+    exercise: Exercise,
+    runs: list[Run],
+    failing: list[Run],
+    rerun: Callable[[Run, bool], Run],
+    on_gpu: bool,
+    structural: bool = False,
+    confirms: Callable[[str], bool] = lambda trait: True,
 ) -> list[str]:
     """The mistake codes that explain the failing runs. `rerun(run, other_poison)` runs a case again, with
     the same poison around the input or another (a result that moves with the poison was read past the
@@ -151,6 +193,8 @@ def diagnose(
     case must predict it. Every mistake that passes is named; with none, the report shows the smallest
     failing case.
     `on_gpu`: the runs ran on a GPU, where programs that race may finish in any order.
+    `structural`: utils.describe found an effect that rules out the mistakes a trait names (see _traits);
+    `confirms(trait)`: whether the exercise's probe for that trait agrees (see _traits).
     """
     from utils.exercises.core import EACH_ELEMENT, shows_on
 
@@ -167,14 +211,16 @@ def diagnose(
     if not all(run.canaries_intact for run in runs):
         codes.append("out_of_bounds_write")
     passing = [run for run in runs if run not in failing]
-    for trait, code in exercise.trait_mistakes.items():  # e.g. only the fp16 cases fail
-        if (
-            failing
-            and all(trait in run.case.traits for run in failing)
-            and any(trait not in run.case.traits for run in passing)
-        ):
-            codes.append(code)
     wrong_values = [run for run in failing if not close(exercise, run.case, run.result, run.expected)]
+    # A case past PREDICTED_UP_TO (the GPU battery's largest) costs seconds to predict on a GPU machine's
+    # CPU: it counts neither way while a smaller failing case can decide, and is predicted only if none can.
+    decides = any(run.case.n <= PREDICTED_UP_TO for run in wrong_values)
+    unpredicted = {id(run) for run in wrong_values + passing if decides and run.case.n > PREDICTED_UP_TO}
+    predictions = {
+        id(run): {} if id(run) in unpredicted else exercise.predict(run.case)
+        for run in wrong_values + passing
+    }
+    codes += _traits(exercise, failing, passing, wrong_values, predictions, structural, confirms)
     if not wrong_values:
         return codes or ["wrong_values"]
 
@@ -196,7 +242,6 @@ def diagnose(
     stale_alone = all(stale_explains(run, as_prediction(run, run.expected)) for run in wrong_values + passing)
     if stale_alone:
         codes.append("stale_out")
-    predictions = {id(run): exercise.predict(run.case) for run in wrong_values + passing}
     # How many alternatives a mistake needed, at most on one case (a race: any program's partial may win),
     # alone and on top of a stale out.
     breadth: dict[str, int] = {}
@@ -220,6 +265,8 @@ def diagnose(
         variants = {v for p in predictions.values() for v in p.get(code, {}) if shows_on(v, on_gpu)}
 
         def guess(run: Run, variant, code=code) -> torch.Tensor | None:
+            if id(run) in unpredicted:  # no evidence either way (as core.too_large_to_predict)
+                return torch.empty(0, run.result.numel(), dtype=torch.float64)
             return predictions[id(run)].get(code, {}).get(variant)
 
         alone = [
@@ -263,10 +310,18 @@ def diagnose(
                 codes += [c for c in ("stale_out", code) if c not in codes]
     if not codes:
         first = wrong_values[0]
-        if not close(exercise, first.case, first.result, rerun(first, False).result, equal_nan=True):
+
+        def same_as_first(other_poison: bool) -> bool:
+            return close(
+                exercise, first.case, first.result, rerun(first, other_poison).result, equal_nan=True
+            )
+
+        if not same_as_first(False):
             codes.append("varies_between_runs")  # the same poison, another result: timing, not a read
-        elif not close(exercise, first.case, first.result, rerun(first, True).result, equal_nan=True):
-            codes.append("out_of_bounds_read")
+        elif not same_as_first(True):
+            # Moved with the poison. Back to the first poison, it must come back too: a result that
+            # changes from call to call (state a call leaves behind) is not a read past the end.
+            codes.append("out_of_bounds_read" if same_as_first(False) else "varies_between_runs")
         elif all(run.result.isnan().any() and not run.expected.isnan().any() for run in wrong_values):
             codes.append("produced_nan")
     codes = codes or ["wrong_values"]

@@ -243,8 +243,13 @@ class Exercise:
     )
     # (atol, rtol) for compare="sum"; atol may be a tensor shaped like out (one tolerance per output).
     tolerance: Callable[[Case], tuple[float | torch.Tensor, float]] = sum_tolerance
-    # trait -> mistake code, named when exactly the cases with that trait fail (see Case.traits).
+    # trait -> mistake code, named when exactly the cases with that trait fail (see Case.traits) and
+    # the effects agree (utils.diagnose._traits).
     trait_mistakes: Mapping[str, str] = field(default_factory=dict)
+    # trait -> probe: from a failing case, a case of the same shape and layout on which that trait's
+    # mistake does no harm (values float16 sums exactly, for "fp16"). The mistake is named only if the
+    # learner's function passes the probe (utils.check); a mistake of another kind fails it.
+    trait_probes: Mapping[str, Callable[[Case], Case]] = field(default_factory=dict)
     # True: a call must launch exactly one Triton kernel and run no torch operation on the device, and
     # two calls in a row must both be right (the checker's first step; see ONE_LAUNCH_MESSAGES).
     one_launch: bool = False
@@ -281,6 +286,38 @@ def registry(*exercises: Exercise) -> dict[str, Exercise]:
     if twice:
         raise ValueError(f"exercise ids registered twice: {sorted(twice)}")
     return {exercise.id: exercise for exercise in exercises}
+
+
+def float16_exact(case: Case, zero_mean: bool = False) -> Case:
+    """A probe for the float16 traits: `case` with values whose every sum float16 holds exactly, in any
+    order. Each row (the whole input, for a 1-D one) is zero but for 16 entries spread over it, of
+    magnitude 0.5, 1, 1.5 or 2: partial sums of them, and of their squares, are multiples of 1/4 below
+    32, which float16 holds exactly. A float16 accumulator then gives the right answer, and a mistake of
+    another kind does not. Rows differ (the entries shift by one column a row, and their signs
+    alternate), so a row mixed up with another shows. `zero_mean`: the entries come in pairs +v, -v, so
+    a row's mean is exactly 0 and x - mean is x (for a norm, whose centring would round otherwise)."""
+    x = case.inputs[0]
+    rows, n = (x.shape[0], x.shape[1]) if x.dim() == 2 else (1, x.numel())
+    positions = torch.linspace(0, n - 1, min(n, 16)).round().long().unique()
+    k = torch.arange(len(positions), dtype=torch.float64)
+    if zero_mean:
+        values = (k // 2 % 4 + 1) * 0.5 * (1 - 2 * (k % 2))
+        if len(values) % 2:  # an odd count (n < 16): the unpaired last entry would move the mean
+            values[-1] = 0.0
+    else:
+        values = (k % 4 + 1) * 0.5 * torch.where(k % 3 == 2, -1.0, 1.0)
+    data = torch.zeros(rows, n, dtype=torch.float64)
+    for r in range(rows):
+        data[r, (positions + r) % n] = values * (1 - 2 * (r % 2)) if not zero_mean else values
+    probe = (data.reshape(x.shape).to(x.dtype),)
+    return Case(
+        f"{case.name}, values float16 sums exactly",
+        probe + case.inputs[1:],
+        case.out_shape,
+        case.layout,
+        frozenset(),
+        case.out_dtype,
+    )
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -340,8 +377,23 @@ def vector_sizes(large: bool) -> list[tuple[int, str]]:
         (2**16, "negative"),  # a multiple of every block size: no lane is ever masked
     ]
     if large:
-        sizes += [(2**20, "positive"), (2**22 + 7, "mixed")]
+        sizes += [(2**20, "positive"), (2**22 + 7, "mixed"), (persistent_trips_size(), "mixed")]
     return sizes
+
+
+H200_SMS = 132  # the reference GPU's streaming multiprocessors: the GPU battery's size without a GPU here
+
+
+def persistent_trips_size(trips: int = 3, tile: int = 4096, programs_per_sm: int = 8) -> int:
+    """N for the GPU battery's largest case: `trips` trips of a persistent grid's loop on this GPU (the
+    grid of notebooks 06 and 07, 8 programs per SM over tiles of 4096), plus a ragged tail of 7. With a
+    fixed N, a kernel with no grid-stride loop at all passed every case on a GPU with many SMs (132 SMs
+    cover 4.3 M elements in one trip). Without a GPU, the H200's SM count: the tests build the GPU
+    battery on the CPU too."""
+    sms = H200_SMS
+    if torch.cuda.is_available():
+        sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    return trips * programs_per_sm * sms * tile + 7
 
 
 def describe(n: int, kind: str) -> str:

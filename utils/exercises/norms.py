@@ -32,6 +32,7 @@ from utils.exercises.core import (
     Exercise,
     Layout,
     Predictions,
+    float16_exact,
     mistakes,
     predict_computed,
     predict_missing_row_offset,
@@ -75,7 +76,7 @@ MESSAGES = {
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
     "x.stride(1) to the kernel and use both in the offsets (a row stride is not n_cols, and the column "
     "stride is not 1, for every view).",
-    "fp16_accumulation": "the float16 cases fail: the row's sums were kept in float16, where a sum of "
+    "fp16_accumulation": "only float16 cases fail: the row's sums were kept in float16, where a sum of "
     "16,384 values near 5 (or their squares) passes float16's largest value, 65,504, and becomes inf. "
     "Convert the loaded tile with .to(tl.float32), compute in float32, and convert only what you store.",
 }
@@ -233,6 +234,7 @@ def _norm(id: str, signature: str, description: str, hint: str, centred: bool) -
         predictions=_norm_predictions,
         mistakes=mistakes(MESSAGES, **_WORDS),
         trait_mistakes={**TRAITS, "large_mean": "one_pass_variance"} if centred else TRAITS,
+        trait_probes={"fp16": lambda case: float16_exact(case, zero_mean=True)},
     )
 
 

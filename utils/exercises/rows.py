@@ -34,6 +34,7 @@ from utils.exercises.core import (
     Exercise,
     Layout,
     Predictions,
+    float16_exact,
     mistakes,
     predict,
     predict_each,
@@ -55,7 +56,7 @@ MESSAGES = {
     "(x_ptr + row * stride_row) or from the output (out_ptr + row).",
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
     "x.stride(1) to the kernel and use both in the offsets (don't assume stride 1).",
-    "fp16_accumulation": "the fp16 cases fail: the sum was accumulated in fp16, which loses precision and "
+    "fp16_accumulation": "only fp16 cases fail: the sum was accumulated in fp16, which loses precision and "
     "overflows past 65504; convert each tile with .to(tl.float32) before adding.",
     "reset_after_launch": "out holds only zeros: it was reset after the launch, which wipes what the kernel "
     "wrote (or the kernel wrote nothing). Reset out before the launch where atomics add "
@@ -297,6 +298,7 @@ def rows(id, signature, description, hint, identity=None) -> Exercise:
         identity=identity,
         mistakes=mistakes(MESSAGES, **SUM_WORDS),
         trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"},
+        trait_probes={"fp16": float16_exact},
     )
 
 

@@ -56,12 +56,13 @@ MESSAGES = {
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
     "x.stride(1) to the kernel and use both in the offsets (a row stride is not n_cols, and the column "
     "stride is not 1, for every view).",
-    "fp16_accumulation": "the float16 cases fail: the row's exponentials were summed in float16, whose "
+    "fp16_accumulation": "only float16 cases fail: the row's exponentials were summed in float16, whose "
     "sum of many values near 1 stops growing at 2048 (and loses digits long before). Convert the "
     "loaded tile with .to(tl.float32), compute in float32, and convert only what you store.",
-    "all_neg_inf_row": "only the case with a row of -inf fails: that row came out as NaN, since "
-    "exp(-inf - (-inf)) is exp(NaN). This exercise asks for zeros there: guard the shift "
-    "(tl.where(m == float('-inf'), 0.0, m)) and the division (tl.where(total > 0, e / total, 0.0)).",
+    "all_neg_inf_row": "only the case with a row of -inf fails. A row with no finite entry is where a "
+    "softmax without guards goes wrong: its max is -inf, and exp(-inf - (-inf)) is exp(NaN). This "
+    "exercise asks for zeros there: guard the shift (tl.where(m == float('-inf'), 0.0, m)) and the "
+    "division (tl.where(total > 0, e / total, 0.0)).",
 }
 _WORDS = dict(
     identity="other=float('-inf') for the max, whose exp then adds 0 to the sum",
@@ -108,6 +109,21 @@ def _softmax_cases(large: bool) -> list[Case]:
         name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} {kind}, {layout}"
         cases.append(Case(name, (x,), (rows, cols), layout, frozenset(traits), out_dtype=dtype))
     return cases
+
+
+def _float16_exact(case: Case) -> Case:
+    """The probe for the "fp16" trait: `case` with rows of -30 but for 16, 8, 4 or 2 zeros (by row),
+    spread over the row. exp(0) = 1 and exp(-30) is below float16's smallest value, so every sum of
+    exponentials is a small whole number, which float16 holds exactly: summing them in float16 does no
+    harm here, and each probability is 1 / 16, 1 / 8, ... A mistake of another kind still shows."""
+    x = case.inputs[0]
+    rows, n = x.shape
+    data = torch.full((rows, n), -30.0, dtype=torch.float64)
+    for r in range(rows):
+        zeros = torch.linspace(0, n - 1, min(n, 16 >> (r % 4))).round().long().unique()
+        data[r, (zeros + r) % n] = 0.0
+    name = f"{case.name}, sums float16 holds exactly"
+    return Case(name, (data.to(x.dtype),), case.out_shape, case.layout, frozenset(), case.out_dtype)
 
 
 def _reference(x: torch.Tensor) -> torch.Tensor:
@@ -238,6 +254,7 @@ def softmax(id: str, signature: str, description: str, hint: str) -> Exercise:
             "strided": "ignores_strides",
             "all_neg_inf": "all_neg_inf_row",
         },
+        trait_probes={"fp16": _float16_exact},
     )
 
 

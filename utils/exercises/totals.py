@@ -25,6 +25,7 @@ from utils.exercises.core import (
     Predictions,
     describe,
     extra_cases,
+    float16_exact,
     mistakes,
     predict,
     predict_each,
@@ -419,10 +420,10 @@ def _sum_predictions(case: Case) -> Predictions:
 
 SUM_MESSAGES = {
     **TILE_MESSAGES,
-    "fp16_accumulation": "every case fails except the small integers, which float16 holds exactly: the "
-    "sum went through float16 (an fp16 accumulator, a .to(tl.float16), or a float16 scratch for the "
-    "partials), which keeps 11 significant bits and overflows past 65504. Load, accumulate and keep the "
-    "partials in float32.",
+    "fp16_accumulation": "the small integers, which float16 holds exactly (their partial sums too), pass, "
+    "and only cases whose values it cannot hold fail: the sum went through float16 (an fp16 accumulator, "
+    "a .to(tl.float16), or a float16 scratch for the partials), which keeps 11 significant bits and "
+    "overflows past 65504. Load, accumulate and keep the partials in float32.",
     "grid_stride_by_tile": "tiles were added more than once, the later ones most: the grid-stride loop "
     "steps by one tile, so program p sums tile p and every tile after it. Step by the whole grid: "
     "range(pid * BLOCK_SIZE, n, tl.num_programs(0) * BLOCK_SIZE).",
@@ -442,6 +443,7 @@ def _sum_total(id, signature, description, hint, **options) -> Exercise:
         predictions=_sum_predictions,
         mistakes=mistakes(SUM_MESSAGES, **SUM_WORDS),
         trait_mistakes={"fp16_inexact": "fp16_accumulation"},
+        trait_probes={"fp16_inexact": float16_exact},
     )
 
 

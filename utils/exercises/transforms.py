@@ -30,6 +30,7 @@ from utils.exercises.core import (
     Predictions,
     describe,
     extra_cases,
+    float16_exact,
     mistakes,
     padded,
     predict,
@@ -839,6 +840,7 @@ EXERCISES = [
         predictions=_l1_predictions,
         identity=0.0,
         trait_mistakes={"fp16_inexact": "fp16_accumulation"},
+        trait_probes={"fp16_inexact": float16_exact},
         mistakes=mistakes(MESSAGES, **_L1),
     ),
     Exercise(
@@ -853,6 +855,7 @@ EXERCISES = [
         predictions=_count_predictions,
         identity=0.0,
         trait_mistakes={"fp16_inexact": "fp16_accumulation"},
+        trait_probes={"fp16_inexact": float16_exact},
         mistakes=mistakes(MESSAGES, **_COUNT),
     ),
     Exercise(

@@ -1,0 +1,187 @@
+"""Wrong submissions whose mistakes no exercise predicts: formula slips, rounding, indexing off by a row.
+
+The checker cannot name these mistakes, and must not name another: each is caught, its diagnosis is
+`wrong_values` alone (or a mistake its effects cannot be told from), and utils.describe states the
+effect listed beside it (a Finding's kind). tests/test_check.py runs them; the mistakes are of the
+classes a fresh set of learner solutions showed (issue 25), not copies of those solutions.
+
+UNLISTED holds (exercise_id, fn, finding kinds that must be among the findings, the codes it may name):
+the codes are {"wrong_values"} unless the effects cannot be told from a listed mistake's (said beside it).
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+BLOCK = 1024
+
+
+# ----------------------------------------------------------------------------------------------------
+# Whole-array sums: a factor of n, a factor of 1/2, the result rounded through float16, values cut to
+# whole numbers
+
+
+@triton.jit
+def _sum_kernel(x_ptr, out_ptr, n, scale, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(out_ptr, tl.sum(x, axis=0) * scale)
+
+
+def sum_times_n(x, out):
+    # The mean's habit turned round: every partial multiplied by n.
+    n = x.numel()
+    out.zero_()
+    _sum_kernel[(triton.cdiv(n, BLOCK),)](x, out, n, float(n), BLOCK=BLOCK)
+
+
+def sum_halved(x, out):
+    n = x.numel()
+    out.zero_()
+    _sum_kernel[(triton.cdiv(n, BLOCK),)](x, out, n, 0.5, BLOCK=BLOCK)
+
+
+def sum_result_through_fp16(x, out):
+    # The right sum, then stored through a float16 tensor on the host.
+    n = x.numel()
+    acc = torch.zeros(1, dtype=torch.float32, device=x.device)
+    _sum_kernel[(triton.cdiv(n, BLOCK),)](x, acc, n, 1.0, BLOCK=BLOCK)
+    out.copy_(acc.half().float())
+
+
+@triton.jit
+def _truncated_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(out_ptr, tl.sum(x.to(tl.int32), axis=0).to(tl.float32))
+
+
+def sum_of_truncated(x, out):
+    # Right on the battery's small odd integers, which float16 also holds exactly: the "fp16_inexact"
+    # trait splits the cases as a float16 accumulator would. Its probe (values float16 sums exactly,
+    # not whole numbers) tells the two apart.
+    n = x.numel()
+    out.zero_()
+    _truncated_sum_kernel[(triton.cdiv(n, BLOCK),)](x, out, n, BLOCK=BLOCK)
+
+
+# ----------------------------------------------------------------------------------------------------
+# The L2 norm: the square root taken twice
+
+
+@triton.jit
+def _squares_kernel(x_ptr, acc_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(acc_ptr, tl.sum(x * x, axis=0))
+
+
+def l2_norm_sqrt_twice(x, out):
+    n = x.numel()
+    acc = torch.zeros(1, dtype=torch.float32, device=x.device)
+    _squares_kernel[(triton.cdiv(n, BLOCK),)](x, acc, n, BLOCK=BLOCK)
+    out.copy_(acc.sqrt().sqrt())
+
+
+# ----------------------------------------------------------------------------------------------------
+# Row sums: every sum doubled
+
+
+@triton.jit
+def _row_sum_kernel(x_ptr, out_ptr, n_cols, s_row, s_col, SCALE: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + row * s_row + cols * s_col, mask=cols < n_cols, other=0.0).to(tl.float32)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0) * SCALE)
+
+
+def row_sum_doubled(x, out):
+    n_rows, n_cols = x.shape
+    _row_sum_kernel[(n_rows,)](x, out, n_cols, x.stride(0), x.stride(1), SCALE=2.0, BLOCK=256)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Softmax: exp2 without the log2(e) factor; every row stored one row down
+
+
+@triton.jit
+def _softmax_kernel(
+    x_ptr, out_ptr, n_rows, n_cols, sx, sxc, so, soc, BLOCK: tl.constexpr, MISTAKE: tl.constexpr
+):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * sx + cols * sxc, mask=mask, other=float("-inf")).to(tl.float32)
+    m = tl.max(x, axis=0)
+    m = tl.where(m == float("-inf"), 0.0, m)
+    if MISTAKE == "exp2":
+        e = tl.exp2(x - m)
+    else:
+        e = tl.exp(x - m)
+    total = tl.sum(e, axis=0)
+    p = tl.where(total > 0, e / total, 0.0)
+    target = row
+    if MISTAKE == "next row":
+        target = (row + 1) % n_rows
+    tl.store(out_ptr + target * so + cols * soc, p.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def _softmax(x, out, mistake):
+    n_rows, n_cols = x.shape
+    args = (x, out, n_rows, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1))
+    _softmax_kernel[(n_rows,)](*args, BLOCK=triton.next_power_of_2(n_cols), MISTAKE=mistake)
+
+
+def softmax_exp2(x, out):
+    _softmax(x, out, "exp2")
+
+
+def softmax_next_row(x, out):
+    _softmax(x, out, "next row")
+
+
+# ----------------------------------------------------------------------------------------------------
+# LayerNorm: weight and bias swapped
+
+
+@triton.jit
+def _layer_norm_kernel(x_ptr, w_ptr, b_ptr, out_ptr, n_cols, sx, sxc, so, soc, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * sx + cols * sxc, mask=mask, other=0.0).to(tl.float32)
+    mean = tl.sum(x, axis=0) / n_cols
+    xc = tl.where(mask, x - mean, 0.0)
+    rstd = 1 / tl.sqrt(tl.sum(xc * xc, axis=0) / n_cols + eps)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    b = tl.load(b_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    y = xc * rstd * w + b
+    tl.store(out_ptr + row * so + cols * soc, y.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def layer_norm_swapped(x, weight, bias, out):
+    n_rows, n_cols = x.shape
+    args = (x, bias, weight, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), 1e-5)
+    _layer_norm_kernel[(n_rows,)](*args, BLOCK=triton.next_power_of_2(n_cols))
+
+
+WRONG_VALUES = {"wrong_values"}
+UNLISTED = [
+    ("sum_atomic", sum_times_n, {"factor"}, WRONG_VALUES),
+    ("sum_atomic", sum_halved, {"factor"}, WRONG_VALUES),
+    # A result rounded to float16 is what "the sum went through float16" says: named, and described.
+    ("sum_atomic", sum_result_through_fp16, {"rounded"}, {"fp16_accumulation"}),
+    ("sum_atomic", sum_of_truncated, set(), WRONG_VALUES),
+    # sqrt(sqrt(S)) is also the square root taken per program and again after the combine, with one
+    # program: the effects cannot tell the two apart on this battery, so that name may stand.
+    ("l2_norm", l2_norm_sqrt_twice, {"function"}, {"wrong_values", "finish_before_combine"}),
+    ("row_sum", row_sum_doubled, {"factor"}, WRONG_VALUES),
+    ("softmax", softmax_exp2, {"inputs"}, WRONG_VALUES),
+    ("softmax", softmax_next_row, {"other_row"}, WRONG_VALUES),
+    ("layer_norm", layer_norm_swapped, {"inputs"}, WRONG_VALUES),
+]
