@@ -35,8 +35,10 @@ def _torch_line() -> str:
     return line
 
 
-def _course_sh(tmp_path: Path, *, gpu: bool, system: str = "Linux", torch_installed=False, **env: str):
-    """course.sh with no command (it sets up, then prints its usage) in a copy; its process and calls."""
+def _course_sh(
+    tmp_path: Path, *args: str, gpu: bool, system: str = "Linux", torch_installed=False, **env: str
+):
+    """course.sh ARGS in a copy (with none, it sets up and prints its usage); its process and calls."""
     course = tmp_path / "course"
     course.mkdir()
     for name in ("course.sh", "requirements.txt", "requirements-test.txt"):
@@ -61,7 +63,11 @@ def _course_sh(tmp_path: Path, *, gpu: bool, system: str = "Linux", torch_instal
         **env,
     }
     done = subprocess.run(
-        ["bash", str(course / "course.sh")], env=environment, capture_output=True, text=True, timeout=60
+        ["bash", str(course / "course.sh"), *args],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     return done, (course / ".venv" / "calls").read_text().splitlines()
 
@@ -134,3 +140,11 @@ def test_a_misspelt_course_torch_stops_before_installing(tmp_path):
     done, calls = _course_sh(tmp_path, gpu=False, COURSE_TORCH="gpu")
     assert done.returncode == 2 and "COURSE_TORCH is 'gpu'" in done.stderr
     assert not [call for call in calls if "requirements-test.txt" in call or "--index-url" in call]
+
+
+def test_lab_starts_jupyterlab_through_utils_lab(tmp_path):
+    # utils.lab holds the server's options (the course's folder served, notebooks/ opened), which the
+    # browser test uses too; the learner's own options follow
+    done, calls = _course_sh(tmp_path, "lab", "--port=9999", gpu=False)
+    assert done.returncode == 0, done.stderr
+    assert calls[-1] == "-m utils.lab --port=9999"
