@@ -14,11 +14,53 @@ if [ ! -x "$VENV/bin/python" ]; then
     || { echo "The course needs Python 3.10 or newer; $PYTHON is $("$PYTHON" --version 2>&1)." >&2; exit 1; }
   "$PYTHON" -m venv "$VENV"
 fi
+
+# Where torch comes from. pip's default torch for Linux is a CUDA build of several GB, of no use without
+# an NVIDIA GPU: there, PyTorch's CPU build comes from PyTorch's CPU index instead. COURSE_TORCH=cuda
+# keeps pip's default, COURSE_TORCH=cpu asks for the CPU build anywhere on Linux, and COURSE_TORCH_INDEX
+# names the index outright (as in .ci/run). A torch already in .venv that meets requirements.txt is kept,
+# whichever build it is: to change builds, delete .venv.
+CPU_INDEX=https://download.pytorch.org/whl/cpu
+has_nvidia_gpu() {
+  [ -n "$(ls -A /proc/driver/nvidia/gpus 2>/dev/null)" ] \
+    || { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+}
+choose_torch() {  # sets torch_index (empty: pip's default) and torch_note, the line that says why
+  torch_index="" torch_note=""
+  if [ -n "${COURSE_TORCH_INDEX:-}" ]; then
+    torch_index=$COURSE_TORCH_INDEX torch_note="torch from COURSE_TORCH_INDEX, $COURSE_TORCH_INDEX."
+    return
+  fi
+  case "${COURSE_TORCH:-}" in
+    cuda | "") ;;
+    cpu)
+      if [ "$(uname -s)" = Linux ]; then
+        torch_index=$CPU_INDEX torch_note="torch: PyTorch's CPU build, as COURSE_TORCH=cpu asks."
+      fi ;;
+    *) echo "COURSE_TORCH is '$COURSE_TORCH': use COURSE_TORCH=cpu or COURSE_TORCH=cuda." >&2; exit 2 ;;
+  esac
+  # PyPI's torch for macOS and Windows has no CUDA in it; Linux with an NVIDIA GPU wants the CUDA build.
+  if [ -z "${COURSE_TORCH:-}" ] && [ "$(uname -s)" = Linux ] && ! has_nvidia_gpu; then
+    torch_index=$CPU_INDEX
+    torch_note="No NVIDIA GPU found: torch will be PyTorch's CPU build. COURSE_TORCH=cuda for the CUDA build."
+  fi
+}
+
 # Reinstall only when the requirements changed since the last install.
 stamp="$VENV/.course-requirements"
 wanted=$(cat requirements.txt requirements-test.txt)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
   "$VENV/bin/python" -m pip install --quiet --upgrade pip
+  choose_torch
+  if [ -n "$torch_index" ]; then
+    if ! "$VENV/bin/python" -c 'import importlib.metadata as m; m.version("torch")' 2>/dev/null; then
+      echo "$torch_note"
+    fi
+    # requirements.txt's torch line, from that index alone. pip keeps a torch already installed that
+    # meets it (without asking the index), and the install below then leaves torch as it is.
+    torch_spec=$(grep -E '^torch([^A-Za-z0-9_.-]|$)' requirements.txt | sed 's/[[:space:]]*#.*//' || true)
+    "$VENV/bin/python" -m pip install --quiet --index-url "$torch_index" "${torch_spec:-torch}"
+  fi
   "$VENV/bin/python" -m pip install --quiet -r requirements-test.txt
   printf '%s' "$wanted" > "$stamp"
 fi
@@ -26,7 +68,8 @@ fi
 case "${1:-}" in
   lab)
     shift
-    exec "$VENV/bin/jupyter" lab notebooks "$@" ;;
+    # the course's folder served, notebooks/ opened (utils/lab.py says why; as root, what it does)
+    exec "$VENV/bin/python" -m utils.lab "$@" ;;
   test)
     shift
     "$VENV/bin/ruff" check .

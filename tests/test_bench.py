@@ -23,6 +23,40 @@ def test_print_table_aligns_columns_and_formats_floats(capsys):
     assert lines == ["        N     GB/s", "     4096      7.1", "268435456  4,224.8"]
 
 
+def test_print_table_left_aligns_text_and_right_aligns_numbers(capsys):
+    print_table(["call", "launches", "share"], [["torch.sum", 1, "74%"], ["sum_two_stage (02)", 2, "1.03x"]])
+    assert capsys.readouterr().out.splitlines() == [
+        "call                launches  share",
+        "torch.sum                  1    74%",
+        "sum_two_stage (02)         2  1.03x",
+    ]
+
+
+def test_print_table_gives_small_floats_two_significant_digits(capsys):
+    # 08's eager table on the CPU: a (64, 256) float32 matrix is 0.0625 MiB, a row's maxima 0.00024 MiB;
+    # one decimal printed 0.1 and 0.0
+    print_table(["MiB"], [[64 * 256 * 4 / 2**20], [64 * 4 / 2**20], [0.0], [256.03]])
+    assert capsys.readouterr().out.splitlines() == ["    MiB", "  0.062", "0.00024", "    0.0", "  256.0"]
+
+
+def test_a_table_too_wide_wraps_its_text_and_keeps_every_word(capsys):
+    # notebook 07's launch count: the longest description alone is almost 100 characters
+    descriptions = [
+        "1 Triton launch (transform_sum_persistent_kernel) and 2 torch operations on the device "
+        "(zero_, sqrt)",
+        "1 torch operation on the device (sum)",
+    ]
+    rows = [["l2_norm_fast (04)", 3, descriptions[0]], ["torch.sum", 1, descriptions[1]]]
+    print_table(["call", "launches", "what one call asked the device to do"], rows, width=80)
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 80 and len(lines) > 3, lines
+    start = lines[0].index("what one call")
+    assert all(line[:start].strip() == "" for line in lines if line.startswith(" "))  # continuation lines
+    text = " ".join(line[start:].strip() for line in lines[1:])
+    assert text.split() == " ".join(descriptions).split()
+    assert lines[1].startswith("l2_norm_fast (04)") and lines[1][:start].rstrip().endswith(" 3")
+
+
 def test_plot_has_one_line_per_series_and_the_ceiling():
     fig = plot_gbps([2**10, 2**20], {"a": [1.0, 2.0], "b": [3.0, 4.0]}, "title", ceiling=5.0)
     ax = fig.axes[0]

@@ -36,6 +36,28 @@ def test_messages_have_their_words_filled_in():
             assert "{" not in mistake.message, f"{exercise.id}/{mistake.code}: {mistake.message}"
 
 
+# What a hint must not hold: a Triton call, an assignment or comparison written as code, a function call.
+CODE_IN_HINT = re.compile(r"\btl\.|\btriton\.|[^<>!=]=|\w\(")
+
+
+@pytest.mark.parametrize("exercise_id", list(EXERCISES))
+def test_a_hint_says_where_to_start_and_what_to_watch_not_the_code(exercise_id):
+    # shown while the exercise is "not attempted yet": a hint that is the kernel in one line gives the
+    # exercise away
+    hint = EXERCISES[exercise_id].hint
+    assert not CODE_IN_HINT.search(hint), f"{exercise_id}'s hint has code in it: {hint}"
+    assert "watch" in hint, f"{exercise_id}'s hint names no pitfall to watch: {hint}"
+
+
+def test_the_code_detector_finds_the_hints_it_replaced():
+    for old in (
+        "one program, BLOCK_SIZE = triton.next_power_of_2(n), other=float('-inf'), tl.max, tl.store.",
+        "sum the predicate, with other=0.0 so that masked lanes count as zero.",
+        "then tl.atomic_add(out_ptr + row, row_total)",
+    ):
+        assert CODE_IN_HINT.search(old), old
+
+
 def _exercise(**changes):
     fields = dict(
         id="probe",

@@ -11,6 +11,10 @@ no GPU (notebook 04's roofline, drawn by `plot_roofline`).
 
 from __future__ import annotations
 
+import math
+import re
+import textwrap
+
 import torch
 
 NO_GPU_NOTE = (
@@ -121,12 +125,51 @@ def versions() -> str:
     return f"{gpu}, torch {torch.__version__}, triton {triton.__version__}"
 
 
-def print_table(headers: list[str], rows: list[list]) -> None:
-    """A plain aligned text table: numbers right-aligned, floats with one decimal."""
-    cells = [headers] + [[f"{v:,.1f}" if isinstance(v, float) else str(v) for v in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    for row in cells:
-        print("  ".join(cell.rjust(width) for cell, width in zip(row, widths)))
+TABLE_WIDTH = 100  # characters: a table fits a laptop's notebook or terminal without wrapping
+# A cell that reads as a number: 4,096, -0.5, 1.2e-05, 2^12, 74%, 1.03x, -inf
+_NUMBER = re.compile(r"^[-+]?(?:\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?|\d+\^\d+|inf|nan)(?:%|x)?$", re.IGNORECASE)
+
+
+def _cell(value) -> str:
+    """A float with one decimal, or two significant digits under 0.95, where one decimal would print
+    0.0 or 0.1 for what may be 0.06 or 0.0002; anything else as str() writes it."""
+    if not isinstance(value, float):
+        return str(value)
+    if value == 0 or not math.isfinite(value) or abs(value) >= 0.95:
+        return f"{value:,.1f}"
+    return f"{value:.2g}"
+
+
+def print_table(headers: list[str], rows: list[list], width: int = TABLE_WIDTH) -> None:
+    """A plain text table: columns of numbers right-aligned, columns of text left-aligned. Where the
+    table would be wider than `width` characters, the widest text column wraps, then the next (never
+    narrower than its longest word and the indent), its continuation lines indented by two."""
+    table = [list(headers)] + [[_cell(v) for v in row] for row in rows]
+    columns = [[row[i] for row in table] for i in range(len(headers))]
+    numeric = [any(c[1:]) and all(_NUMBER.match(cell) or not cell for cell in c[1:]) for c in columns]
+    widths = [max(map(len, c)) for c in columns]
+    floors = [
+        widths[i] if numeric[i] else max([8, *(len(word) + 2 for cell in c for word in cell.split())])
+        for i, c in enumerate(columns)
+    ]
+    excess = sum(widths) + 2 * (len(widths) - 1) - width
+    while excess > 0:  # narrow the widest text column that can still narrow, one character at a time
+        narrowable = [i for i in range(len(widths)) if widths[i] > floors[i]]
+        if not narrowable:
+            break
+        widths[max(narrowable, key=lambda i: widths[i])] -= 1
+        excess -= 1
+    for row in table:
+        wrapped = [
+            textwrap.wrap(cell, w, subsequent_indent="  ") if len(cell) > w else [cell]
+            for cell, w in zip(row, widths)
+        ]
+        for k in range(max(map(len, wrapped))):
+            parts = []
+            for lines, w, right in zip(wrapped, widths, numeric):
+                text = lines[k] if k < len(lines) else ""
+                parts.append(text.rjust(w) if right else text.ljust(w))
+            print("  ".join(parts).rstrip())
 
 
 def plot_gbps(sizes: list[int], series: dict[str, list[float]], title: str, ceiling: float | None = None):

@@ -1,13 +1,16 @@
 """End to end, what a learner does: start JupyterLab, open notebook 01, Run > Run All Cells, read the page.
 
-The test starts `jupyter lab` from this very environment (sys.executable) on a free 127.0.0.1 port with a
-fresh token, serving a temporary copy of the course, so running cells, autosave and checkpoints never touch
-the repository; Jupyter's config, data, runtime, settings and workspace folders point into the same
-temporary folder. A headless Chromium (Debian's `chromium` package, driven by Playwright) opens the notebook
-and runs every cell from the Run menu. The test then asserts what a learner would see: every code cell ran,
-no cell shows an error, and each check cell prints what it should ("not attempted yet" for the learner's
-stubs, "all N cases passed" for given code and for the solutions). The page is saved as a screenshot in
-test-artifacts/ (or $COURSE_ARTIFACTS), on failure too, next to the server's log.
+The test starts `jupyter lab` as `./course.sh lab` does (utils.lab: the course's folder served, notebooks/
+opened), from this very environment (sys.executable), on a free 127.0.0.1 port with a fresh token,
+serving a temporary copy of the course, so running cells, autosave and checkpoints never touch the
+repository; Jupyter's config, data, runtime, settings and workspace folders point into the same temporary
+folder. A headless Chromium (Debian's `chromium` package, driven by Playwright) first opens the server's
+front page, opens notebook 01 from the file browser and clicks its "No GPU?" link, which must open the
+H200 reference copy. It then opens the notebook afresh and runs every cell from the Run menu. The test
+asserts what a learner would see: every code cell ran, no cell shows an error, and each check cell prints
+what it should ("not attempted yet" for the learner's stubs, "all N cases passed" for given code and for
+the solutions). The page is saved as a screenshot in test-artifacts/ (or $COURSE_ARTIFACTS), on failure
+too, next to the server's log.
 
 Without Chromium or Playwright the test is skipped, unless COURSE_E2E=1 (CI sets it): then it fails.
 """
@@ -31,6 +34,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
+from utils import lab as course_lab
+from utils.reference import REFERENCE_NOTE
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("COURSE_ARTIFACTS") or ROOT / "test-artifacts")
@@ -102,6 +108,7 @@ CHROMIUM_ARGS = [
 SERVER_START_S = 90
 PAGE_LOAD_S = 120
 RUN_ALL_S = 300
+LINK_OPENS_S = 60  # measured: the reference copy showed its outputs 3 s after the click
 # Settings a learner would click away once: the "Jupyter news?" toast would cover part of the screenshot.
 SETTINGS = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
@@ -136,7 +143,7 @@ def _free_port() -> int:
 def _copy_course(dest: Path) -> Path:
     """What the server serves: notebooks and helpers, copied, so running cells never writes to the repo."""
     ignore = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints")
-    for name in ("utils", "notebooks", "solutions"):
+    for name in ("utils", "notebooks", "solutions", "reference"):
         shutil.copytree(ROOT / name, dest / name, ignore=ignore)
     return dest
 
@@ -164,22 +171,22 @@ def lab(tmp_path_factory):
         path.write_text(json.dumps(values))
     port, token = _free_port(), secrets.token_hex(16)
     log_path = tmp / "jupyterlab.log"
-    command = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "lab",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={course}",
-        "--ServerApp.allow_root=True",
-        # nothing that reaches beyond this machine: no update check, no extension index
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly",
-    ]
+    # `./course.sh lab`'s command (utils.lab), serving the copy, with what a test needs on top
+    command = course_lab.command(
+        [
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            "--ServerApp.allow_root=True",
+            # nothing that reaches beyond this machine: no update check, no extension index
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.extension_manager=readonly",
+        ],
+        root=course,
+    )
+    assert command[:4] == [sys.executable, "-m", "jupyter", "lab"]
     url = f"http://127.0.0.1:{port}"
     no_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     with open(log_path, "wb") as log:
@@ -279,6 +286,75 @@ def _screenshot(page, path: Path) -> None:
         page.screenshot(path=str(path))
     except Exception as error:  # a screenshot is evidence, never the reason a test fails
         print(f"screenshot {path} failed: {error}")
+
+
+VISIBLE_NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+NO_GPU_LINK_TEXT = "What these cells print on an H200"
+REFERENCE_BANNER = "device: NVIDIA H200"  # the set-up cell's saved output in reference/h200/
+REFERENCE_TITLE = "You are reading the copy that ran on an NVIDIA H200"  # in the copy's title cell
+
+
+def _stop_kernels(url: str, token: str) -> None:
+    """Shut down the kernels that opening notebooks started: the Run All test wants the cores."""
+    no_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with no_proxy.open(f"{url}/api/sessions?token={token}", timeout=10) as answer:
+        sessions = json.load(answer)
+    for session in sessions:
+        request = urllib.request.Request(f"{url}/api/sessions/{session['id']}?token={token}", method="DELETE")
+        no_proxy.open(request, timeout=30).close()
+
+
+def test_the_no_gpu_link_opens_the_reference_copy(browser, lab):
+    """Where `./course.sh lab` lands (notebooks/, in the file browser), notebook 01 opened from there, and
+    its "No GPU?" link (../reference/h200/01_vector_add.ipynb) clicked: the H200 copy must open. With the
+    server's root at notebooks/, that link led outside it, and nothing opened."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    url, token, _ = lab
+    shot = ARTIFACTS / "no-gpu-link.png"
+    failed_shot = shot.with_name(shot.stem + "-FAILED.png")
+    for stale in (shot, failed_shot):
+        stale.unlink(missing_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.set_default_timeout(PAGE_LOAD_S * 1000)
+        started = time.monotonic()
+        page.goto(f"{url}/?token={token}")  # the front page, as the browser that course.sh opens
+        page.wait_for_url(re.compile(rf"/lab/tree/{course_lab.OPENS}\b"))
+        listed = page.locator(".jp-DirListing-itemText", has_text=re.compile(r"^01_vector_add\.ipynb$"))
+        listed.dblclick()  # as a learner opens a notebook
+        link = page.locator(f"{VISIBLE_NOTEBOOK} .jp-RenderedMarkdown a", has_text=NO_GPU_LINK_TEXT)
+        # JupyterLab writes the address it resolved into the link (and cuts a ../ that leads above its root)
+        assert "/files/reference/h200/01_vector_add.ipynb" in (link.get_attribute("href") or "")
+        clicked = time.monotonic()
+        link.click()
+        # The reference copy, in JupyterLab: its title cell says what it is, its set-up cell's saved output
+        # names the H200. A link to nowhere shows a "File Load Error" dialog instead.
+        assert REFERENCE_TITLE in REFERENCE_NOTE
+        opened = page.locator(VISIBLE_NOTEBOOK, has_text=REFERENCE_TITLE)
+        error = page.locator(".jp-Dialog")
+        try:
+            opened.or_(error).first.wait_for(timeout=LINK_OPENS_S * 1000)
+        except PlaywrightTimeout:
+            # what a server rooted at notebooks/ did: the link led outside the root, and nothing opened
+            raise AssertionError(
+                f"the reference copy did not open within {LINK_OPENS_S} s of the click"
+            ) from None
+        assert not error.count(), f"clicking the link showed a dialog: {error.first.inner_text()}"
+        banner = opened.locator(".jp-OutputArea-output", has_text=REFERENCE_BANNER)
+        banner.first.wait_for()
+        now = time.monotonic()
+        print(
+            f"the reference copy showed its outputs {now - clicked:.1f} s after the click "
+            f"({now - started:.1f} s after the front page was asked for)"
+        )
+        page.screenshot(path=str(shot))
+    except BaseException:
+        page.screenshot(path=str(failed_shot))
+        raise
+    finally:
+        page.close()
+        _stop_kernels(url, token)
 
 
 @pytest.mark.parametrize("notebook", list(EXPECTED))

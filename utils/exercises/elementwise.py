@@ -195,7 +195,8 @@ EXERCISES = [
         "copy",
         "copy(x, out)",
         "out = x: the worked example of notebook 01",
-        "load a tile with a mask and store it to the same offsets of out.",
+        "start from the one tile per program of section 3; watch the last tile, whose lanes past n "
+        "must be masked on the load and on the store.",
         op=_copy,
         values={"float16_round_trip": _half_results(_copy)},
     ),
@@ -203,8 +204,8 @@ EXERCISES = [
         "vector_add",
         "vector_add(x, y, out)",
         "out = x + y, one element per lane, any N",
-        "write the kernel body (offsets, mask, load, add, store) and launch it on a grid of "
-        "triton.cdiv(n, BLOCK_SIZE) programs.",
+        "start from the copy kernel of section 3, which has everything but the second input; watch "
+        "the mask: both loads and the store need it, or the last tile reads and writes past n.",
         op=_add,
         arity=2,
         messages=VECTOR_ADD_MESSAGES,
@@ -225,7 +226,8 @@ EXERCISES = [
         "relu",
         "relu(x, out)",
         "out = max(x, 0) elementwise, any N",
-        "like vector add with one input: load, tl.maximum(x, 0.0), store.",
+        "start from your vector add, with one input; watch the maximum: Python's max, or an if on a "
+        "tile, does not act lane by lane.",
         op=_relu,
         messages=RELU_MESSAGES,
         values={

@@ -244,9 +244,8 @@ EXERCISES = [
         "rms_norm(x, weight, out)",
         "out[r, :] = x[r, :] / sqrt(mean(x[r, :]^2) + 1e-5) * weight for 2-D x of any strides, float16 or "
         "float32, weight 1-D of n_cols, out in x's dtype",
-        "one program per row: load the row with other=0.0 and weight with the same columns, in float32; "
-        "tl.sum(x * x) / n_cols, then x * tl.rsqrt(that + eps) * weight, stored in out's dtype with out's "
-        "strides.",
+        "one program per row, as in notebook 08; watch the mean: divide by n_cols, not by the tile's "
+        "width, and put eps inside the square root.",
         centred=False,
     ),
     _norm(
@@ -254,9 +253,8 @@ EXERCISES = [
         "layer_norm(x, weight, bias, out)",
         "out[r, :] = (x[r, :] - mean) / sqrt(var + 1e-5) * weight + bias per row (var divided by n_cols) "
         "for 2-D x of any strides, float16 or float32, weight and bias 1-D of n_cols, out in x's dtype",
-        "one program per row: the row's mean = tl.sum(x) / n_cols, then xc = tl.where(mask, x - mean, "
-        "0.0) and var = tl.sum(xc * xc) / n_cols, then xc * tl.rsqrt(var + eps) * weight + bias, all in "
-        "float32, stored in out's dtype.",
+        "start from rms_norm_kernel of section 3; watch the masked lanes after centring: x - mean is "
+        "not 0 there any more (section 5's second picture), and divide the variance by n_cols.",
         centred=True,
     ),
 ]

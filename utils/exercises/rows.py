@@ -307,33 +307,32 @@ EXERCISES = [
         "row_sum",
         "row_sum(x, out)",
         "out[r] = sum(x[r, :]) in fp32 for 2-D x of any strides, fp16 or fp32; one program per row",
-        "one program per row: loop over the columns in tiles, accumulate .to(tl.float32) into a vector, "
-        "tl.sum after the loop, tl.store(out_ptr + row, ...); pass both strides.",
+        "one program per row, looping over the row in tiles; watch the strides (a transposed or "
+        "sliced view is not contiguous) and the accumulator's dtype (float16 rows overflow float16).",
     ),
     rows(
         "row_sum_atomic",
         "row_sum_atomic(x, out)",
         "row_sum with one program per row that ends in one scalar tl.atomic_add instead of a store",
-        "reduce acc with tl.sum first, then tl.atomic_add(out_ptr + row, row_total): a scalar pointer with "
-        "a scalar value; zero out on the host before the launch.",
+        "start from the broken kernel of the error section; watch the verifier's rule (pointer, value "
+        "and mask of one shape), and what an atomic adds onto: the checker's out is not clean.",
         identity=0.0,
     ),
     rows(
         "row_sum_split",
         "row_sum_split(x, out)",
         "row_sum with several programs per row, each adding its partial with one scalar tl.atomic_add",
-        "a 2-D grid (rows, splits): each program sums its chunk of the row, then one "
-        "tl.atomic_add(out_ptr + row, partial); zero out on the host first.",
+        "start from exercise 1, with a 2-D grid that gives each row several programs; watch the "
+        "chunks' edges (no column twice, none skipped) and what out holds before the first atomic "
+        "add.",
         identity=0.0,
     ),
     rows(
         "row_sum_rows",
         "row_sum_rows(x, out)",
         "row_sum with several rows per program: a (BLOCK_ROWS, BLOCK_SIZE) tile reduced along axis=1",
-        "BLOCK_ROWS rows per program (a power of two), rows = tl.program_id(0) * BLOCK_ROWS + "
-        "tl.arange(0, BLOCK_ROWS); loop over the columns in tiles, load with the mask "
-        "(rows[:, None] < n_rows) & (cols[None, :] < n_cols), accumulate .to(tl.float32) into a "
-        "(BLOCK_ROWS, BLOCK_SIZE) acc, then tl.store(out_ptr + rows, tl.sum(acc, axis=1), "
-        "mask=rows < n_rows) on a grid of triton.cdiv(n_rows, BLOCK_ROWS); pass both strides.",
+        'start from "Short rows: a 2-D tile of several rows"; watch both masks, rows and columns (the '
+        "last program's tile hangs past the matrix both ways), and the axis the rows are summed "
+        "along.",
     ),
 ]

@@ -264,9 +264,9 @@ EXERCISES = [
         "softmax(x, out)",
         "out[r, :] = softmax(x[r, :]) for 2-D x of any strides, float16 or float32, out in x's dtype; a "
         "row of -inf gives zeros",
-        "one program per row (or several rows per program): load the row with other=float('-inf'), "
-        "shift by its tl.max, tl.exp, divide by the tl.sum, all in float32; guard a row with no finite "
-        "entry; store in out's dtype with out's strides.",
+        "start from section 3's one-row kernel and notebook 05's 2-D tile; watch the masked lanes "
+        "(they count in neither the maximum nor the sum) and a row with no finite entry, which gives "
+        "zeros, not NaN.",
     ),
 ]
 EXERCISES.append(
@@ -275,9 +275,8 @@ EXERCISES.append(
         id="softmax_online",
         description="softmax with the row read in tiles, twice: a running max and a running sum of "
         "exponentials rescaled as the max grows (Milakov and Gimelshein), then the normalised values",
-        hint="for each tile: m_new = max(m, tl.max(x)), then s = s * tl.exp(m - m_new) + "
-        "tl.sum(tl.exp(x - m_new)) and m = m_new; then a second loop stores tl.exp(x - m) / s. Guard a "
-        "row of -inf as in softmax.",
+        hint='start from the looped softmax of "Long rows"; watch the running sum, taken against a '
+        "maximum that can still grow, and the -inf contract while every value so far is -inf.",
         cases=_online_cases,
         predictions=_online_predictions,
         mistakes=mistakes(ONLINE_MESSAGES, **_WORDS),

@@ -452,15 +452,17 @@ EXERCISES = [
         "sum_atomic",
         "sum_atomic(x, out)",
         "out[0] = sum(x): tl.sum per program, one tl.atomic_add each",
-        "each program loads its tile with other=0.0, reduces it with tl.sum, and does one tl.atomic_add "
-        "into out; zero out on the host first.",
+        "start from the sum_atomic of section 3 (for exercise 1, from what the checker said about "
+        "broken_sum); watch what a masked lane adds to the sum, and what out holds before the first "
+        "atomic add.",
     ),
     _sum_total(
         "sum_two_stage",
         "sum_two_stage(x, out)",
         "out[0] = sum(x) without atomics: partials to scratch, one program combines them; bit-identical",
-        "stage 1 stores one partial per program into a scratch tensor; stage 2 is one program that loops "
-        "over the partials in a fixed order and stores the total.",
+        "start from sum_persistent_kernel for stage 1; watch that no atomic is left, that stage 2's "
+        "one program covers every partial however many programs stage 1 had, and that it adds them in "
+        "the same order every run.",
         repeats=5,
     ),
     replace(
@@ -469,9 +471,9 @@ EXERCISES = [
             "sum_one_launch(x, out)",
             "out[0] = sum(x) in one launch: partials to a workspace, an atomic ticket, the last program "
             "combines in a fixed order and resets the ticket; bit-identical, right when called twice",
-            "each program stores its partial to a workspace allocated once, then takes a ticket with "
-            "tl.atomic_add(ticket_ptr, 1, sem='acq_rel'); the program that draws the last ticket sums "
-            "the partials in order, stores out[0] and stores 0 into the ticket.",
+            "start from max_one_launch (section 3's ticket, in four steps) with a sum in place of the "
+            "max; watch the order of the steps: a partial stored after its ticket is drawn, or a "
+            "ticket never reset, is wrong on one of two calls in a row.",
             repeats=5,
         ),
         one_launch=True,
@@ -483,7 +485,9 @@ EXERCISES = [
         "max_single_tile",
         "max_single_tile(x, out)",
         "out[0] = max(x) with one program holding the whole array (N <= 65536)",
-        "one program, BLOCK_SIZE = triton.next_power_of_2(n), other=float('-inf'), tl.max, tl.store.",
+        "one program holds the whole array, in a tile whose size is a power of two; watch what the "
+        "masked lanes load: a value the max can never pick, which 0.0 is not when the inputs are "
+        "negative.",
         op="max",
         cases=_max_single_tile_cases,
     ),
@@ -491,14 +495,16 @@ EXERCISES = [
         "max_two_stage",
         "max_two_stage(x, out)",
         "out[0] = max(x) for any N: partial maxima, then one program",
-        "stage 1 stores each program's tl.max into scratch; stage 2, one program, reduces the partials.",
+        "start from notebook 02's two-stage sum, with a max in place of the sum; watch what the "
+        "masked lanes load and what the running maximum starts at, in both stages.",
         op="max",
     ),
     total(
         "min_two_stage",
         "min_two_stage(x, out)",
         "out[0] = min(x) for any N: partial minima, then one program",
-        "the two-stage max with tl.min, and the identity of a min, other=float('inf'), for masked lanes.",
+        "start from your two-stage max; watch the identity: what must a masked lane load, and the "
+        "running minimum start at, so that they never win a min?",
         op="min",
         cases=_min_cases,
     ),
@@ -507,9 +513,10 @@ EXERCISES = [
         signature="argmax(x, out)",
         description="out[0] = torch.argmax(x) as a float32: the first index of the maximum, NaN counting "
         "as the maximum; any N, on several programs",
-        hint="each program keeps a running (value, index) per lane with a combine function that puts NaN "
-        "first and the lower index first on ties, and stores its winner to scratch; one program "
-        "combines the partials the same way and stores the index.",
+        hint="start from your two-stage max, carrying (value, index) pairs through a combine function "
+        "of your own; watch torch's two rules at every step, across lanes and across programs: "
+        "the lowest index wins a tie, and NaN beats every number (x > y is False when either is "
+        "NaN).",
         cases=_argmax_cases,
         reference=lambda x: x.argmax().double().reshape(1),
         compare="exact",

@@ -816,8 +816,9 @@ _L2_NORM = Exercise(
     id="l2_norm",
     signature="l2_norm(x, out)",
     description="out[0] = sqrt(sum(x * x)): square inside the reduction, sqrt after the combine",
-    hint="square inside the reduction (tl.sum(x * x)), atomically add the partials into zeroed "
-    "scratch, then take the sqrt once on the host.",
+    hint="start from notebook 02's atomic sum; watch where the two non-linear steps go (\"The "
+    'non-linearity pitfalls, live"): each element squared before the sum, the root taken once, '
+    "of the total.",
     cases=_scaled_cases,
     reference=lambda x: (x * x).sum().sqrt().reshape(1),
     compare="sum",
@@ -833,7 +834,8 @@ EXERCISES = [
         id="l1_norm",
         signature="l1_norm(x, out)",
         description="out[0] = sum(|x|): the L2 norm's shape with tl.abs as the transform and no final step",
-        hint="tl.sum(tl.abs(x), axis=0) per program, one tl.atomic_add each into zeroed out.",
+        hint="the family's shape with its own transform and no square root; watch that out is zeroed "
+        "before the atomics add into it.",
         cases=_l1_cases,
         reference=lambda x: x.abs().sum().reshape(1),
         compare="sum",
@@ -847,8 +849,8 @@ EXERCISES = [
         id="count_nonzero",
         signature="count_nonzero(x, out)",
         description="out[0] = the number of elements of x that are not 0 (as a float32, exact below 2^24)",
-        hint="sum the predicate, tl.sum((x != 0).to(tl.float32), axis=0), with other=0.0 so that masked "
-        "lanes count as zero.",
+        hint="the family's shape, summing a condition instead of a value; watch what the masked lanes "
+        "load: a value that meets the condition counts them.",
         cases=_count_cases,
         reference=lambda x: (x != 0).sum().double().reshape(1),
         compare="exact",
@@ -862,8 +864,10 @@ EXERCISES = [
         id="logsumexp",
         signature="logsumexp(x, out)",
         description="out[0] = log(sum(exp(x))), without overflow: m + log(sum(exp(x - m))) with m = max(x)",
-        hint="two passes (the max, then the sum of exp(x - max)), or one pass where each program keeps a "
-        "running max m and sum s, rescaling s by exp(m_old - m_new) when m grows.",
+        hint='start from the two-pass logsumexp of "shift before you sum"; in one pass, watch the '
+        "running sum: it was taken against the maximum so far, which can still grow. Keep one "
+        "maximum per program: a lane that saw only masked lanes holds -inf, and -inf - (-inf) is "
+        "NaN.",
         cases=_logsumexp_cases,
         reference=lambda x: x.logsumexp(0).reshape(1),
         compare="sum",
@@ -878,9 +882,9 @@ EXERCISES = [
         signature="mean_var(x, out)",
         description="out[0] = mean(x), out[1] = var(x) (divided by n) for N >= 2, accurate even when the "
         "mean is much larger than the spread",
-        hint="each program keeps the count, mean and M2 = sum((x - mean)^2) of its tiles, merging tile "
-        "after tile with Chan's rule, and stores them; one program combines the programs' triples "
-        "the same way. Or accumulate sums of (x - shift) with shift = x[0].",
+        hint='start from "Mean and variance in one pass, and the caveat"; watch cancellation: sums of '
+        "x and x^2 lose the variance of data far from 0, and merging two parts must add the "
+        "spread between their means.",
         cases=_mean_var_cases,
         reference=_mean_var,
         compare="sum",
@@ -895,8 +899,9 @@ EXERCISES = [
         signature="l2_norm_one_launch(x, out)",
         description="out[0] = sqrt(sum(x * x)) in one launch: the ticket's last program combines the "
         "partials in order and takes the sqrt itself; bit-identical, right when called twice",
-        hint="notebook 07's one-launch pattern with tl.sum(x * x) per program; the program that draws "
-        "the last ticket sums the partials, stores tl.sqrt of the total into out[0] and resets the ticket.",
+        hint="start from your sum_one_launch, with the square of notebook 04; watch where the square "
+        "root goes: once, in the program that draws the last ticket, neither per partial nor on "
+        "the host (a second launch).",
         identity=None,  # nothing is reset on the host: an unwritten out still holds its garbage
         repeats=5,
         one_launch=True,
