@@ -137,3 +137,23 @@ def test_never_written_elements_are_said():
     runs = [_run("vector_add", (x, x), got, (300,))]
     texts = [f.text for f in describe(EXERCISES["vector_add"], runs, runs)]
     assert any("the last 200 elements" in t and "all of them never written" in t for t in texts), texts
+
+
+def test_an_all_zero_result_is_said_as_zero_not_as_a_factor():
+    """0 times the right value is no relation a mistake of arithmetic makes as such (an overflow to inf
+    divided into, a reset after the launch): said plainly, and not as a structure that rules out a trait."""
+    found = describe(EXERCISES["sum_atomic"], (runs := _sums(lambda n: 0.0)), runs)
+    zero = [f for f in found if f.kind == "zero"]
+    assert [f.text for f in zero] == ["every wrong value is 0"] and not any(f.structural for f in found)
+
+
+def test_a_factor_is_read_off_the_large_values_and_holds_near_zero_ones():
+    """A row sum near 0 doubled in float32 is no exact double of the float64 value: the factor is read
+    off the large values and checked against the case's scale, not element by element."""
+    x = values(40 * 64, "mixed", seed=6).view(40, 64)
+
+    def doubled(e):
+        return (2 * e.float()).double() + 1e-9  # float32 arithmetic on the way, and a hair of noise
+
+    runs = [_run("row_sum", (x,), doubled, out_shape=(40,))]
+    assert "2 times the right one" in _kinds("row_sum", runs)["factor"]

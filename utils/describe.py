@@ -275,23 +275,28 @@ def _name(value: float) -> str:
 
 
 def _factor(pairs: list[_Pairs]) -> Finding | None:
-    """got = c * want on each case, with c constant across cases or following the case's length."""
+    """got = c * want on each case, with c constant across cases or following the case's length. c is
+    read off the elements whose right value is largest, and checked on every element to within
+    RELATION_RTOL of c times the case's largest right value (a ratio of two near-zero values says
+    nothing). All zeros is said apart: a zero result is no multiple of anything."""
+    if all(bool((p.got == 0).all()) for p in pairs):
+        return Finding("zero", "every wrong value is 0")
     factors = []
     for p in pairs:
-        nonzero = p.want != 0
-        if not nonzero.any() or (p.want[~nonzero] != p.got[~nonzero]).any():
+        scale = p.want.abs().max()
+        if scale == 0:
             return None
-        ratio = p.got[nonzero] / p.want[nonzero]
-        if not _near(ratio, ratio[0]):
+        big = p.want.abs() >= 0.5 * scale
+        c = float((p.got[big] / p.want[big]).median())
+        if c == 0 or not bool(((p.got - c * p.want).abs() <= RELATION_RTOL * abs(c) * scale).all()):
             return None
-        factors.append(float(ratio[0]))
+        factors.append(c)
     same = _constant(factors)
     if same is not None and same != 1:
         return Finding("factor", f"every wrong value is {_name(same)} times the right one", exact=True)
     for name, f in _PER_CASE:
-        if all(
-            abs(c - f(_length(p.run), _rows(p.run))) <= RELATION_RTOL * abs(c) for c, p in zip(factors, pairs)
-        ):
+        rows_and_length = [(_length(p.run), _rows(p.run)) for p in pairs]
+        if all(abs(c - f(n, r)) <= RELATION_RTOL * abs(c) for c, (n, r) in zip(factors, rows_and_length)):
             return Finding(
                 "factor",
                 f"every wrong value is {name} times the right one, n being the number of elements each "

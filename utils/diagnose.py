@@ -153,7 +153,8 @@ def _traits(
 
     That split alone proves little: any mistake that happens to spare the other cases makes it. So a trait
     names its code only when the effects agree with it too: not when the code has a prediction on a
-    failing case (the prediction decides, in diagnose), not when an element was never written, and not
+    failing case and the trait has no probe (the prediction decides, in diagnose), not when an element
+    was never written, and not
     when utils.describe found a structure that a mistake of that kind cannot make (`structural`: an exact
     relation such as a factor of n, or wrong elements laid out by blocks). Last, `confirms(trait)` runs
     the exercise's probe for the trait where it has one (utils.check: the failing case again, with values
@@ -167,7 +168,10 @@ def _traits(
         )
         if not splits:
             continue
-        predicted = any(code in predictions.get(id(run), {}) for run in wrong_values)
+        # Where the exercise has a probe for the trait, the probe decides; where it has none, a
+        # prediction of the code does (a trait alone named any mistake that spared the other cases).
+        probed = trait in exercise.trait_probes
+        predicted = not probed and any(code in predictions.get(id(run), {}) for run in wrong_values)
         unwritten = any(bool((run.result == run.garbage).any()) for run in wrong_values)
         if not (predicted or unwritten or structural) and confirms(trait):
             codes.append(code)

@@ -24,6 +24,7 @@ from utils.exercises.core import (
     mistakes,
     predict,
     predict_each,
+    too_large_to_predict,
     unwritten,
     vector_cases,
 )
@@ -85,7 +86,8 @@ def _half_results(op: Callable[..., torch.Tensor]) -> dict[Variant, Callable[...
 
 
 # A grid sized for another BLOCK_SIZE is predicted up to this N: one (1, N) tensor per prefix length
-# would take gigabytes on the GPU battery's 2^22-element cases. Past it, the mistake goes unnamed.
+# would take gigabytes on the GPU battery's 2^22-element cases. Past it, a case counts neither for the
+# mistake nor against it (core.too_large_to_predict): the smaller cases decide.
 _MISMATCH_MAX_N = 2**16
 
 
@@ -110,9 +112,11 @@ def _predictions(
         if n % b:
             predict_each(out, "tail_not_processed", b, _prefix_written(full, (n // b) * b))
         # cdiv(n, b_grid) programs of b; past 8192 such a grid is one program on most cases: first_tile_only
-        for b_grid in [g for g in POWERS_OF_TWO if g <= 8192] if n <= _MISMATCH_MAX_N else ():
+        for b_grid in [g for g in POWERS_OF_TWO if g <= 8192]:
             covered = -(-n // b_grid) * b
-            if b < b_grid and covered < n:
+            if b < b_grid and covered < n and n > _MISMATCH_MAX_N:  # no evidence either way here
+                too_large_to_predict(out, "grid_block_mismatch", (b, b_grid), full.numel())
+            elif b < b_grid and covered < n:
                 if covered not in prefixes:
                     prefixes[covered] = _prefix_written(full, covered)
                 predict_each(out, "grid_block_mismatch", (b, b_grid), prefixes[covered])

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 import torch
 
+from utils.diagnose import PREDICTED_UP_TO
 from utils.exercises.core import (
     ANY_ORDER,
     ONE_LAUNCH_MESSAGES,
@@ -379,7 +380,8 @@ def _sum_predictions(case: Case) -> Predictions:
     if expected != 0:
         predict(out, "zeroed_after_launch", None, 0.0)
     on_gpu = runs_on_gpu()  # the any-order alternatives count only there (utils.diagnose)
-    largest = max(size for size, _ in vector_sizes(on_gpu))  # the battery's largest N (see _sum_cases)
+    # The battery's largest N that the checker predicts (utils.diagnose.PREDICTED_UP_TO; see _sum_cases)
+    largest = max(size for size, _ in vector_sizes(on_gpu) if size <= PREDICTED_UP_TO)
     programs = torch.tensor(PERSISTENT_PROGRAMS)
     for b in _PERSISTENT_BLOCKS + (_LARGE_TILES if n > POWERS_OF_TWO[-1] else []):
         grid = -(-n // b)

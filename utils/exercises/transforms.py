@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from utils.diagnose import PREDICTED_UP_TO
 from utils.exercises.core import (
     ANY_ORDER,
     FP32_EPS,
@@ -461,7 +462,7 @@ def _persistent_predictions(fx: torch.Tensor, finish, put: _Scalars) -> None:
     of the battery would give 0.0 everywhere, which is no race's effect: not predicted. And with a
     `finish` (None: there is none): each program's partial finished before the combine."""
     on_gpu = runs_on_gpu()  # the any-order alternatives count only there (utils.diagnose)
-    largest = max(n for n, _ in vector_sizes(on_gpu))
+    largest = max(n for n, _ in vector_sizes(on_gpu) if n <= PREDICTED_UP_TO)  # the largest predicted
     tile_sums = _tile_sums(fx)
     same = finish or (lambda s: s)
     for b in POWERS_OF_TWO:
