@@ -24,19 +24,20 @@ from __future__ import annotations
 
 import contextlib
 import math
-import re
 import warnings
 
 import numpy as np
 import torch
 
-from utils.bounds import OutOfBoundsAccess, find_out_of_bounds, guarded
-from utils.describe import Finding, describe
+from utils import second_looks
+from utils.bounds import find_out_of_bounds, guarded
+from utils.describe import Finding
 from utils.diagnose import Run, agree, close, correct, diagnose
+from utils.errors import exception_report, out_of_bounds_report
 from utils.exercises import EXERCISES, Case, Exercise
 from utils.launches import Launches, counting
 from utils.setup import runs_on_gpu
-from utils.stages import Stage, partials_findings, programs_reversed, recording
+from utils.stages import Stage, recording
 
 CANARY = -31337.0  # fills the zones around out; a learner's kernel has no reason to write this value
 MAX_TABLE_ROWS = 8
@@ -101,22 +102,18 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
         def again(run: Run, other_poison: bool) -> Run:
             return _run(exercise, run.case, fn, device, runs.index(run), poison_seed=int(other_poison))
 
-        def confirms(trait: str) -> bool:  # the trait's probe, on the first two failing cases
-            probe = exercise.trait_probes.get(trait)
-            if probe is None:
-                return True
-            try:
-                probes = [
-                    _run(exercise, probe(r.case), fn, device, seed=i) for i, r in enumerate(failing[:2])
-                ]
-            except ExerciseFailed:  # the probe made the learner's code raise: no agreement
-                return False
-            return all(correct(exercise, run) for run in probes)
+        def rerun(case: Case, seed: int, stages: list[Stage] | None = None) -> Run:
+            return _run(exercise, case, fn, device, seed, stages=stages)
 
-        findings = _described(exercise, runs, failing) + _inside(exercise, fn, device, runs, failing)
+        findings = second_looks.described(exercise, runs, failing)
+        findings += second_looks.partials(exercise, rerun, runs, failing)
         if not on_gpu:  # a GPU runs its programs in any order already (varies_between_runs)
-            findings += _order(exercise, fn, device, runs, failing)
+            findings += second_looks.order(exercise, rerun, runs, failing)
         structural = any(finding.structural for finding in findings)
+
+        def confirms(trait: str) -> bool:
+            return second_looks.probe_confirms(exercise, rerun, failing, trait)
+
         codes = diagnose(exercise, runs, failing, again, on_gpu, structural, confirms)
         raise ExerciseFailed(_failure_report(exercise, runs, failing, codes, findings), codes, findings)
     note = ""
@@ -226,9 +223,9 @@ def _run(
     except Exception as error:
         far_out = find_out_of_bounds(error)
         if far_out is not None:
-            message = _out_of_bounds_report(exercise, case, far_out)
+            message = out_of_bounds_report(exercise, case, far_out)
             raise ExerciseFailed(message, ["out_of_bounds_access"]) from error
-        raise ExerciseFailed(_exception_report(exercise, case, error), ["exception"]) from error
+        raise ExerciseFailed(exception_report(exercise, case, error), ["exception"]) from error
     canaries = torch.cat([out_buffer[:guard], out_buffer[guard + numel :]])
     expected = exercise.reference(*(x.double() for x in case.inputs))
     inputs_intact = all(_same(view.cpu(), x) for view, x in zip(inputs, case.inputs))
@@ -240,75 +237,6 @@ def _run(
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Equal element for element, NaN matching NaN (torch.equal finds a NaN unequal to itself)."""
     return torch.equal(a, b) or (a.shape == b.shape and bool(((a == b) | (a.isnan() & b.isnan())).all()))
-
-
-# Errors the course teaches, recognised by what Triton says (the error and its causes, any version), and
-# the sentence that points the learner to where the notebooks explain them.
-_ERROR_HINTS = [
-    (
-        r"Value argument cannot be block type if pointer argument is not a block|tt\.atomic_rmw|"
-        r"cannot reshape array of size \d+ into shape \(1,\)|error encountered during parsing",
-        "If the line above (or the compiler's output before this report) names tt.atomic_rmw or a block "
-        "value: a tile of values went to a scalar pointer, e.g. tl.atomic_add(out_ptr + row, acc) with acc "
-        "a tile. Reduce the tile first, tl.atomic_add(out_ptr + row, tl.sum(acc, axis=0)), or make the "
-        "pointer a tile too; notebook 05's section on the tt.atomic_rmw error shows both fixes.",
-    ),
-    (
-        r"overflow to signed inf",
-        "The interpreter refused a float16 value past 65504, the largest float16: an accumulator, a "
-        "scratch or an atomic in float16. Accumulate in float32 (.to(tl.float32) on each tile, a float32 "
-        "scratch), and convert only the final result.",
-    ),
-    (
-        r"make_shape_compatible|incompatible dimensions|could not be broadcast|Cannot broadcast|"
-        r"argument to have shape",
-        "Two tiles whose shapes do not line up met in one operation. A row's reduction, m = tl.max(x, "
-        "axis=1), has shape (ROWS,): to use it against the (ROWS, COLS) tile write x - m[:, None], "
-        "which stands it up as a column. Triton reports the error where the shapes finally meet, "
-        "which may be a later tl.store rather than the line that made the mismatch.",
-    ),
-    (
-        r"Cannot access global variable",
-        "A kernel read a plain Python global, which the GPU compiler refuses (the interpreter does not): "
-        "use a literal, or a tl.constexpr global (NEG = tl.constexpr(float('-inf'))); notebook 01's "
-        "'The interpreter is not a GPU' shows it.",
-    ),
-]
-
-
-def _error_text(error: BaseException) -> str:
-    """The error's text and its causes' (Triton wraps the compiler's message in its own exception)."""
-    texts, seen = [], set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        texts.append(str(current))
-        current = current.__cause__ or current.__context__
-    return "\n".join(texts)
-
-
-def _out_of_bounds_report(exercise: Exercise, case: Case, far_out: OutOfBoundsAccess) -> str:
-    """A far-out access, caught by utils.bounds before it could crash the interpreter."""
-    return (
-        f"{exercise.id}: on case '{case.name}' your kernel reached memory far outside its tensors, "
-        f"and the checker stopped it before it could crash Python:\n    {far_out}\n"
-        f"Likely mistake: {exercise.mistakes['out_of_bounds_access'].message}"
-    )
-
-
-def _exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
-    text = f"{exercise.id}: your code raised {type(error).__name__} on case '{case.name}':\n    {error}"
-    said = _error_text(error)
-    text += "".join(f"\n{hint}" for pattern, hint in _ERROR_HINTS if re.search(pattern, said))
-    if "has no len()" in str(error) or "not iterable" in str(error) and "grid" in str(error):
-        text += "\nA launch grid is a tuple, even with one entry: kernel[(triton.cdiv(n, BLOCK_SIZE),)](...)."
-    if "illegal memory access" in str(error) or "misaligned address" in str(error):
-        text += (
-            "\nThe kernel touched memory far outside its tensors (a missing mask, or offsets without "
-            "bounds). The GPU context is now unusable: restart the Jupyter kernel, fix the kernel, "
-            "and run the notebook from the top."
-        )
-    return text + "\n(the full traceback is above this message)"
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -345,67 +273,6 @@ def _check_one_launch(exercise: Exercise, fn, device: str, cases: list[Case]) ->
             f"Likely mistake: {exercise.mistakes[code].message}"
         )
         raise ExerciseFailed(message, [code])
-
-
-def _described(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[Finding]:
-    """utils.describe's findings; should describing itself fail, none (the verdict stands without them),
-    and a line that says so, so that the failure is seen and reported rather than hidden."""
-    try:
-        return describe(exercise, runs, failing)
-    except Exception as error:  # a bug of the checker's: the learner's verdict must not be lost to it
-        return [Finding("checker", f"(the checker could not describe these results: {error!r})")]
-
-
-def _inside(exercise: Exercise, fn, device: str, runs: list[Run], failing: list[Run]) -> list[Finding]:
-    """For a reduction of a 1-D input: the smallest failing case of several tiles run again, each launch's
-    scratch recorded (utils.stages); a scratch that holds the right partials says that the error comes
-    after them."""
-    __tracebackhide__ = True
-    whole = [r for r in failing if r.case.inputs[0].dim() == 1 and r.result.numel() == 1 and r.case.n > 64]
-    if not whole:
-        return []
-    run = min(whole, key=lambda r: r.case.n)
-    stages: list[Stage] = []
-    try:
-        again = _run(exercise, run.case, fn, device, runs.index(run), stages=stages)
-    except ExerciseFailed:
-        return []
-    if correct(exercise, again):  # right this time: the partials say nothing about the failure
-        return []
-    said = partials_findings(run.case.inputs[0].double(), stages)
-    if not said:
-        return []
-    return [
-        Finding(
-            "partials",
-            f"'{run.case.name}': {text}; so the error comes after them (the combine or the finish)",
-        )
-        for text in said[:1]  # the first launch that left them: later ones show the same scratch again
-    ]
-
-
-def _order(exercise: Exercise, fn, device: str, runs: list[Run], failing: list[Run]) -> list[Finding]:
-    """In the interpreter, the first failing case of several programs run again with the programs in the
-    reverse order (utils.stages.programs_reversed): a result that changes shows programs that race."""
-    __tracebackhide__ = True
-    for run in failing[:3]:
-        with programs_reversed() as reversed_order:
-            if not reversed_order:
-                return []
-            try:
-                again = _run(exercise, run.case, fn, device, runs.index(run))
-            except ExerciseFailed:
-                return []
-        if not close(exercise, run.case, again.result, run.result, equal_nan=True):
-            return [
-                Finding(
-                    "order",
-                    f"'{run.case.name}': run again with the programs in the reverse order, the result "
-                    "changes: the programs race (several store into one element, or one reads what "
-                    "another has not written yet). On a GPU they run in any order.",
-                )
-            ]
-    return []
 
 
 def _repeat_case(cases: list[Case]) -> Case:

@@ -1,0 +1,100 @@
+"""The checker's second looks at a failing case, each a re-run that settles one question by its effects.
+
+- `described`: utils.describe's findings, guarded so that a bug in describing never hides a verdict;
+- `partials`: for a reduction of a 1-D input, the smallest failing case of several tiles run again with
+  each launch's scratch recorded (utils.stages): right partials put the error after them;
+- `order`: in the interpreter, a failing case run again with the programs in the reverse order: a result
+  that changes depends on the order the programs run in;
+- `probe_confirms`: a trait's probe (Exercise.trait_probes), the failing case again with values on which
+  the trait's mistake does no harm.
+
+Each takes `rerun(case, seed, stages=None) -> Run` from utils.check (one call inside guard zones); a
+re-run that raises gives no evidence either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from utils.describe import Finding, describe
+from utils.diagnose import Run, close, correct
+from utils.stages import Stage, partials_findings, programs_reversed
+
+if TYPE_CHECKING:
+    from utils.exercises import Exercise
+
+Rerun = Callable[..., Run]  # rerun(case, seed, stages=None): utils.check._run, bound to fn and device
+
+
+def described(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """utils.describe's findings; should describing itself fail, none (the verdict stands without them),
+    and a line that says so, so that the failure is seen and reported rather than hidden."""
+    try:
+        return describe(exercise, runs, failing)
+    except Exception as error:  # a bug of the checker's: the learner's verdict must not be lost to it
+        return [Finding("checker", f"(the checker could not describe these results: {error!r})")]
+
+
+def partials(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """For a reduction of a 1-D input: the smallest failing case of several tiles run again, each launch's
+    scratch recorded (utils.stages); a scratch that holds the right partials says that the error comes
+    after them."""
+    whole = [r for r in failing if r.case.inputs[0].dim() == 1 and r.result.numel() == 1 and r.case.n > 64]
+    if not whole:
+        return []
+    run = min(whole, key=lambda r: r.case.n)
+    stages: list[Stage] = []
+    try:
+        again = rerun(run.case, runs.index(run), stages=stages)
+    except Exception:  # the learner's code raised this time: no evidence
+        return []
+    if correct(exercise, again):  # right this time: the partials say nothing about the failure
+        return []
+    said = partials_findings(run.case.inputs[0].double(), stages)
+    if not said:
+        return []
+    return [
+        Finding(
+            "partials",
+            f"'{run.case.name}': {text}; so the error comes after them (the combine or the finish)",
+        )
+        for text in said[:1]  # the first launch that left them: later ones show the same scratch again
+    ]
+
+
+def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """In the interpreter, the first failing case of several programs run again with the programs in the
+    reverse order (utils.stages.programs_reversed): a result that changes shows programs that race."""
+    for run in failing[:3]:
+        with programs_reversed() as reversed_order:
+            if not reversed_order:
+                return []
+            try:
+                again = rerun(run.case, runs.index(run))
+            except Exception:  # the learner's code raised this time: no evidence
+                return []
+        if not close(exercise, run.case, again.result, run.result, equal_nan=True):
+            return [
+                Finding(
+                    "order",
+                    f"'{run.case.name}': run again with the programs in the reverse order, the result "
+                    "changes, so it depends on the order the programs run in (on a GPU, an order that "
+                    "changes from run to run): programs that race, such as several storing into one "
+                    "element, or one reading what another has not written yet",
+                )
+            ]
+    return []
+
+
+def probe_confirms(exercise: Exercise, rerun: Rerun, failing: list[Run], trait: str) -> bool:
+    """Whether the learner's function passes the trait's probe on the first two failing cases (True where
+    the exercise has no probe for the trait: the other conditions of utils.diagnose._traits decide)."""
+    probe = exercise.trait_probes.get(trait)
+    if probe is None:
+        return True
+    try:
+        probes = [rerun(probe(run.case), i) for i, run in enumerate(failing[:2])]
+    except Exception:  # the probe made the learner's code raise: no agreement
+        return False
+    return all(correct(exercise, run) for run in probes)
