@@ -20,6 +20,7 @@ import torch
 from utils.diagnose import PREDICTED_UP_TO
 from utils.exercises.core import (
     ANY_ORDER,
+    EACH_ELEMENT,
     FP32_EPS,
     ONE_LAUNCH_MESSAGES,
     POWERS_OF_TWO,
@@ -37,6 +38,7 @@ from utils.exercises.core import (
     predict,
     predict_computed,
     predict_each,
+    too_large_to_predict,
     values,
     vector_cases,
     vector_sizes,
@@ -699,8 +701,9 @@ def _mean_var_tile_predictions(x: torch.Tensor, out: Predictions) -> None:
                 if b2 < count:
                     predict_each(out, "first_tile_only", (b, b2), _rows(prefix(b * b2)))
             predict_each(out, "store_race", b, _rows([mean_t[-1], m2_t[-1] / c_t[-1]]))
-            if count <= MAX_RACE_PROGRAMS:
-                predict_each(out, "store_race", (b, ANY_ORDER), np.stack([mean_t, m2_t / c_t], 1))
+            if count <= MAX_RACE_PROGRAMS:  # out[0] and out[1] are two stores: each its own winner
+                races = np.stack([mean_t, m2_t / c_t], 1)
+                predict_each(out, "store_race", (b, ANY_ORDER, EACH_ELEMENT), races)
             predict_each(out, "spread_between_tiles", b, _rows([mean, m2_t.sum() / n]))
             merged: dict[int, dict[str, torch.Tensor]] = {}
             for variant, grid in _grids(n, b):
@@ -710,7 +713,7 @@ def _mean_var_tile_predictions(x: torch.Tensor, out: Predictions) -> None:
                     merged[grid] = _mean_var_merges(c_t, mean_t, m2_t, grid, mean, n)
                 for code, rows in merged[grid].items():
                     if code == "store_race any order":
-                        predict_each(out, "store_race", (*variant, ANY_ORDER), rows)
+                        predict_each(out, "store_race", (*variant, ANY_ORDER, EACH_ELEMENT), rows)
                     elif code.startswith("spread_between_tiles"):
                         predict_each(out, "spread_between_tiles", (*variant, code.split(": ")[1]), rows)
                     else:
@@ -737,9 +740,23 @@ def _mean_var_tile_predictions(x: torch.Tensor, out: Predictions) -> None:
                     offsetless = from_sums(shift, count * sh1_t[0], count * sh2_t[0])
                     predict_each(out, "missing_program_offset", variant, _rows(offsetless))
                 predict_each(out, "store_race", variant, _rows(from_sums(shift, sh1_t[-1], sh2_t[-1])))
-                if count <= MAX_RACE_PROGRAMS:
-                    races = np.stack([shift + sh1_t / n, sh2_t / n - (sh1_t / n) ** 2], 1)
-                    predict_each(out, "store_race", (*variant, ANY_ORDER), torch.from_numpy(races))
+                # The two sums are two stores, each its own winner (program i's sum of d, program j's
+                # of d^2), and the host combines them: count^2 pairs, predicted while that stays small.
+                if count <= _SUMS_RACE_PROGRAMS:
+                    mean_i = shift + sh1_t / n
+                    pairs = np.stack(
+                        np.broadcast_arrays(mean_i[:, None], sh2_t[None, :] / n - (sh1_t / n)[:, None] ** 2),
+                        -1,
+                    )
+                    predict_each(
+                        out, "store_race", (*variant, ANY_ORDER), torch.from_numpy(pairs.reshape(-1, 2))
+                    )
+                else:
+                    too_large_to_predict(out, "store_race", (*variant, ANY_ORDER), 2)
+
+
+# A race of the two sums' stores is predicted as every pair of winners up to this many programs.
+_SUMS_RACE_PROGRAMS = 128
 
 
 def _mean_var_merges(c_t, mean_t, m2_t, grid: int, mean: float, n: int) -> dict[str, torch.Tensor]:
