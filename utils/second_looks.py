@@ -63,10 +63,16 @@ def partials(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Ru
     ]
 
 
+def _smallest(failing: list[Run], count: int) -> list[Run]:
+    """The `count` failing runs with the fewest input elements: a re-run in the interpreter costs about a
+    millisecond a program, so the small cases settle a question at a small price."""
+    return sorted(failing, key=lambda run: sum(x.numel() for x in run.case.inputs))[:count]
+
+
 def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run]) -> list[Finding]:
-    """In the interpreter, the first failing case of several programs run again with the programs in the
-    reverse order (utils.stages.programs_reversed): a result that changes shows programs that race."""
-    for run in failing[:3]:
+    """In the interpreter, the two smallest failing cases run again with the programs in the reverse order
+    (utils.stages.programs_reversed): a result that changes shows programs that race."""
+    for run in _smallest(failing, 2):
         with programs_reversed() as reversed_order:
             if not reversed_order:
                 return []
@@ -88,13 +94,13 @@ def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run])
 
 
 def probe_confirms(exercise: Exercise, rerun: Rerun, failing: list[Run], trait: str) -> bool:
-    """Whether the learner's function passes the trait's probe on the first two failing cases (True where
-    the exercise has no probe for the trait: the other conditions of utils.diagnose._traits decide)."""
+    """Whether the learner's function passes the trait's probe on the two smallest failing cases (True
+    where the exercise has no probe for the trait: the other conditions of utils.diagnose._traits decide)."""
     probe = exercise.trait_probes.get(trait)
     if probe is None:
         return True
     try:
-        probes = [rerun(probe(run.case), i) for i, run in enumerate(failing[:2])]
+        probes = [rerun(probe(run.case), i) for i, run in enumerate(_smallest(failing, 2))]
     except Exception:  # the probe made the learner's code raise: no agreement
         return False
     return all(correct(exercise, run) for run in probes)
