@@ -154,9 +154,9 @@ def _traits(
     That split alone proves little: any mistake that happens to spare the other cases makes it. So a trait
     names its code only when the effects agree with it too: not when the code has a prediction on a
     failing case and the trait has no probe (the prediction decides, in diagnose), not when an element
-    was never written, and not
-    when utils.describe found a structure that a mistake of that kind cannot make (`structural`: an exact
-    relation such as a factor of n, or wrong elements laid out by blocks). Last, `confirms(trait)` runs
+    was never written, and not when utils.describe found a structure that a mistake of that kind cannot
+    make (`structural`: an exact relation such as a factor of n, or wrong elements laid out by blocks).
+    Last, `confirms(trait)` runs
     the exercise's probe for the trait where it has one (utils.check: the failing case again, with values
     on which the mistake would do no harm): the mistake is named only if the probe then passes."""
     codes = []
@@ -220,9 +220,9 @@ def diagnose(
     # CPU: it counts neither way while a smaller failing case can decide, and is predicted only if none can.
     decides = any(run.case.n <= PREDICTED_UP_TO for run in wrong_values)
     unpredicted = {id(run) for run in wrong_values + passing if decides and run.case.n > PREDICTED_UP_TO}
-    predictions = {
+    predictions = {  # none at all where no value is wrong (only canaries or inputs): nothing to explain
         id(run): {} if id(run) in unpredicted else exercise.predict(run.case)
-        for run in wrong_values + passing
+        for run in (wrong_values + passing if wrong_values else [])
     }
     codes += _traits(exercise, failing, passing, wrong_values, predictions, structural, confirms)
     if not wrong_values:
