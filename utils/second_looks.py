@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from utils.describe import Finding, describe
 from utils.diagnose import Run, close, correct
-from utils.stages import Stage, partials_findings, programs_reversed
+from utils.stages import Stage, partials_finding, programs_reversed
 
 if TYPE_CHECKING:
     from utils.exercises import Exercise
@@ -51,15 +51,14 @@ def partials(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Ru
         return []
     if correct(exercise, again):  # right this time: the partials say nothing about the failure
         return []
-    said = partials_findings(run.case.inputs[0].double(), stages)
-    if not said:
+    said = partials_finding(run.case.inputs[0].double(), stages)
+    if said is None:
         return []
     return [
         Finding(
             "partials",
-            f"'{run.case.name}': {text}; so the error comes after them (the combine or the finish)",
+            f"'{run.case.name}': {said}; so the error comes after them (the combine or the finish)",
         )
-        for text in said[:1]  # the first launch that left them: later ones show the same scratch again
     ]
 
 

@@ -8,7 +8,7 @@ A multi-stage reduction passes partials from one launch to the next through scra
 them in a workspace, for a one-launch one). When only the final output is judged, a right stage 1
 followed by a wrong combine looks like any other wrong result. utils.check re-runs a failing case
 under `recording` and utils.describe compares each snapshot with the input's tiles
-(`partials_findings`), so the report can say "the partials are right; the error comes after them".
+(`partials_finding`), so the report can say "the partials are right; the error comes after them".
 
 A snapshot is taken of every tensor argument of a launch that is not one of `known` (the inputs and
 out) and shares no memory with them, as float64 on the CPU, right after the launch returns. It wraps
@@ -24,6 +24,7 @@ from typing import Any
 
 import torch
 
+from utils.exercises.core import padded, tiles
 from utils.launches import wrapped_launches
 
 
@@ -97,44 +98,36 @@ def _close(got: torch.Tensor, want: torch.Tensor, scale: torch.Tensor, rounding:
     return bool(((got - want).abs() <= tol).all())
 
 
-def partials_findings(x: torch.Tensor, stages: list[Stage]) -> list[str]:
-    """Sentences about the partials a call kept, for a 1-D input `x` (float64): which scratch, after
-    which launch, holds the right partial of every tile of some power-of-two size, one per tile or one
-    per program of a persistent grid (program p: tiles p, p + P, ...). Only what matched is said."""
-    n = x.numel()
-    said: list[str] = []
+def partials_finding(x: torch.Tensor, stages: list[Stage]) -> str | None:
+    """The first scratch, in launch order, that holds the right partial of every tile of some power-of-two
+    size of the 1-D input `x` (float64), one per tile or one per program of a persistent grid (program p:
+    tiles p, p + P, ...), as a sentence; None if none does. Later launches show the same scratch again,
+    so the first is the one to name."""
     for i, stage in enumerate(stages):
         for scratch in stage.scratch:
             flat = scratch.reshape(-1)
+            where = f"after launch {i + 1} ({stage.kernel}), a scratch of {len(flat)} holds"
             for name, reduce, pad in _PARTIALS:
+                rounding = name in _SUMS
                 for b in (2**k for k in range(5, 17)):
-                    tiles = torch.cat([x, x.new_full((-n % b,), pad)]).view(-1, b)
-                    if len(tiles) < 2 or len(tiles) > len(flat):
+                    by_tile = tiles(x, b, pad)
+                    if len(by_tile) < 2 or len(by_tile) > len(flat):
                         continue
-                    per_tile = reduce(tiles)
-                    scale = reduce(tiles.abs()).abs() if name in _SUMS else per_tile.abs()
-                    rounding = name in _SUMS
-                    where = f"after launch {i + 1} ({stage.kernel}), a scratch of {len(flat)} holds"
-                    if _close(flat[: len(tiles)], per_tile, scale, rounding):
-                        said.append(f"{where} the right {name} of each tile of {b} elements")
-                        break
+                    per_tile = reduce(by_tile)
+                    scale = reduce(by_tile.abs()).abs() if rounding else per_tile.abs()
+                    if _close(flat[: len(by_tile)], per_tile, scale, rounding):
+                        return f"{where} the right {name} of each tile of {b} elements"
                     programs = len(flat)
-                    if 1 < programs < len(tiles):  # a persistent grid: program p strides over tiles
-                        padded = torch.cat([per_tile, per_tile.new_full((-len(tiles) % programs,), pad)])
-                        if name in ("maximum", "minimum"):
-                            strided = reduce(padded.view(-1, programs).t())
-                        else:
-                            strided = padded.view(-1, programs).sum(0)
-                        stride_scale = scale.sum() if rounding else strided.abs()
-                        if _close(flat, strided, stride_scale, rounding):
-                            said.append(
+                    if 1 < programs < len(by_tile):  # a persistent grid: program p strides over tiles
+                        per_program = padded(per_tile, programs, pad).view(-1, programs)
+                        extreme = name in ("maximum", "minimum")
+                        strided = reduce(per_program.t()) if extreme else per_program.sum(0)
+                        if _close(flat, strided, scale.sum() if rounding else strided.abs(), rounding):
+                            return (
                                 f"{where} the right {name} of the tiles of {b} elements that each of "
                                 f"{programs} programs strides over"
                             )
-                            break
-                if said and said[-1].startswith(f"after launch {i + 1}"):
-                    break
-    return said
+    return None
 
 
 @contextlib.contextmanager
