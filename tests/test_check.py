@@ -228,7 +228,7 @@ def test_bit_identity_is_judged_on_the_largest_case_whose_sum_rounds():
     assert cases[-1].n > 0 and torch.equal(cases[-1].inputs[0], cases[-1].inputs[0].round())
 
 
-def test_a_one_launch_check_counts_the_second_call_only():
+def test_a_one_launch_check_counts_the_calls_after_the_first():
     """A workspace allocated (and zeroed) on the first call is allowed; the same zeroing on every call is
     an extra launch, named with what the call launched."""
     from tests.submissions.sum_one_launch import sum_one_launch_ticket_zeroed_by_host
@@ -239,6 +239,26 @@ def test_a_one_launch_check_counts_the_second_call_only():
     assert "1 Triton launch (one_launch_kernel) and 1 torch operation on the device (zero" in str(
         excinfo.value
     )
+
+
+@pytest.mark.parametrize(
+    "name, code, shown",
+    [
+        ("sum_one_launch_never_reset", "state_not_reset", "after calls 1 to 4: it does not return"),
+        ("sum_one_launch_early_ticket", "stale_partials", "Right only when the call before had the same input"),
+    ],
+)
+def test_the_state_probe_names_what_a_call_leaves_behind_on_every_check(name, code, shown):
+    """Calls on A, A, B, A: a ticket that keeps counting shows in the ticket's values after each call, and a
+    combine that reads the call before's partials is right only after the same input. Checked twice in
+    a row (a learner re-running the cell), so the second check starts from the state the first left."""
+    from tests.submissions import sum_one_launch
+
+    for _ in range(2):
+        with pytest.raises(ExerciseFailed) as excinfo:
+            check("sum_one_launch", getattr(sum_one_launch, name))
+        assert excinfo.value.diagnoses == [code]
+        assert shown in str(excinfo.value)
 
 
 def _first_row_race(exercise, garbage: float, mixed: bool):

@@ -15,14 +15,17 @@ How mistakes become visible, on the GPU and in the interpreter alike, without Tr
   is caught every time, not only on the second call;
 - in the interpreter, the call runs under utils.bounds.guarded(): an access far outside every tensor
   the kernel was given becomes a report (`out_of_bounds_access`) instead of a crashed process.
-- a one-launch exercise (notebook 07) is first called twice in a row on one input: the second call must
-  make one Triton launch and no torch operation on the device (utils.launches), and both must be right.
+- a one-launch exercise (notebook 07) is first called four times in a row, on inputs A, A, B, A: each
+  call after the first must make one Triton launch and no torch operation on the device
+  (utils.launches), every call must be right, and what the calls leave in the workspace's ticket is
+  reported (the state probe, `_check_one_launch`).
 When no mistake explains a failure, the report shows the smallest failing case in full.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import warnings
 
@@ -121,7 +124,7 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
         else:
             note = "; bit-identity across runs is judged on a GPU: the interpreter runs programs in order"
     if exercise.one_launch:
-        note += "; one launch per call, right twice in a row"
+        note += "; one launch per call, right on inputs A, A, B, A in a row"
     return note
 
 
@@ -240,36 +243,106 @@ def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
 # Judging and diagnosing: utils.diagnose
 
 
+def _other_input(case: Case) -> Case:
+    """A case of the same shape, dtype and layout as `case`, with other values (and another answer)."""
+    inputs = tuple((x.double() * -1.5 + 0.25).to(x.dtype) for x in case.inputs)
+    return dataclasses.replace(case, name=f"{case.name}, times -1.5, plus 0.25", inputs=inputs)
+
+
+def _counter_values(stages: list[Stage]) -> tuple[int, ...] | None:
+    """The integer scratch (a ticket) as the call's last launch left it; None if the call had none or
+    it is large (a table of flags, not a counter)."""
+    if not stages or not stages[-1].counters:
+        return None
+    values = torch.cat([c.flatten() for c in stages[-1].counters])
+    return tuple(int(v) for v in values) if values.numel() <= 4 else None
+
+
 def _check_one_launch(exercise: Exercise, fn, device: str, cases: list[Case]) -> None:
-    """Before the battery: two calls in a row on one input with several programs' worth of elements, the
-    second call's launches counted. The first call may set up a workspace; the second must be one Triton
-    launch and nothing else, and both must be right. A first call right and a second wrong means state
-    left behind (a ticket never reset); the reverse means the combine read an earlier call's partials."""
-    case = max((c for c in cases if c.n <= 1 << 16), key=lambda c: c.n)
+    """Before the battery, the state probe: four calls on inputs A, A, B, A (one case with several
+    programs' worth of elements, and the same case with other values), each after the one before, with
+    what each call's launches left in their scratch recorded (utils.stages). Every call after the
+    first must be one Triton launch and nothing else (the first may set up a workspace). Then, from the
+    effects alone:
+
+    - a ticket (an integer scratch) that holds other values after each call does not return to where
+      it started, and a call is wrong: `state_not_reset`; so is a first call right and the same input
+      wrong right after it (a stale partial cannot do that: the same input leaves the same partials);
+    - right only when the call before had the same input (calls 2 right, calls 3 and 4 wrong): the
+      combine read partials the call before left: `stale_partials`;
+    - the same input A giving different results on calls 1, 2 and 4 otherwise: `varies_between_runs`.
+
+    Any other failure is the same on every call and goes on to the battery, which describes it.
+    """
+    a = max((c for c in cases if c.n <= 1 << 16), key=lambda c: c.n)
+    b = _other_input(a)
+    order = (a, a, b, a)
     seen: list[Launches] = []
-    first = _run(exercise, case, fn, device, seed=0)
-    second = _run(exercise, case, fn, device, seed=1, launches=seen)
-    if len(seen[0].triton) > 1 or seen[0].torch:  # none at all: the battery says what that left
-        message = (
-            f"{exercise.id}: the second call on '{case.name}' made {seen[0].describe()}.\n"
-            f"Likely mistake: {exercise.mistakes['extra_launches'].message}"
+    stages: list[list[Stage]] = [[] for _ in order]
+    calls = [
+        _run(exercise, case, fn, device, seed=i, launches=seen if i else None, stages=stages[i])
+        for i, case in enumerate(order)
+    ]
+    for i, launched in enumerate(seen, start=2):
+        if len(launched.triton) > 1 or launched.torch:  # none at all: the battery says what that left
+            message = (
+                f"{exercise.id}: call {i} on '{order[i - 1].name}' made {launched.describe()}.\n"
+                f"Likely mistake: {exercise.mistakes['extra_launches'].message}"
+            )
+            raise ExerciseFailed(message, ["extra_launches"])
+    right = [correct(exercise, run) for run in calls]
+    if all(right):
+        return
+    counters = [_counter_values(s) for s in stages]
+    counting = all(c is not None for c in counters) and len(set(counters)) > 1
+    same_a = [calls[0], calls[1], calls[3]]
+    # Compared where every call wrote: an element left holding out's garbage (which changes from call
+    # to call) says "never written", not "varies".
+    written = torch.stack([run.result != run.garbage for run in same_a]).all(0)
+    varies = any(
+        not agree(exercise, a, run.result[written], same_a[0].result[written], equal_nan=True).all()
+        for run in same_a
+    )
+    if counting or (right[0] and not right[1]):
+        code = "state_not_reset"
+    elif right[1] and not right[2] and not right[3]:
+        code = "stale_partials"
+    elif varies:
+        code = "varies_between_runs"
+    else:
+        return  # wrong alike on every call: the battery describes it
+    names = {id(a): "A", id(b): "B"}
+    table = _table(
+        ("call", "input", "expected", "got", ""),
+        [
+            (str(i), names[id(run.case)], *(_right(run) if ok else _describe(exercise, run)))
+            for i, (run, ok) in enumerate(zip(calls, right), start=1)
+        ],
+    )
+    seen_lines = [f"A is '{a.name}'; B is A times -1.5, plus 0.25."]
+    if all(c is not None for c in counters):
+        held = ", ".join("[" + ", ".join(map(str, c)) + "]" for c in counters)
+        seen_lines.append(
+            f"The integer workspace (a ticket) held {held} after calls 1 to 4"
+            + (
+                ": it does not return to where it was, so each call starts from another state."
+                if counting
+                else ": the same after every call."
+            )
         )
-        raise ExerciseFailed(message, ["extra_launches"])
-    right = correct(exercise, first), correct(exercise, second)
-    if right[0] != right[1]:
-        code = "state_not_reset" if right[0] else "stale_partials"
-        table = _table(
-            ("call", "expected", "got", ""),
-            [
-                (f"{i} on '{case.name}'", *(_describe(exercise, run) if not ok else _right(run)))
-                for i, run, ok in ((1, first, right[0]), (2, second, right[1]))
-            ],
+    if right[1] and not right[2] and not right[3]:
+        seen_lines.append(
+            "Right only when the call before had the same input: the answer depends on what the call "
+            "before left in the workspace."
         )
-        message = (
-            f"{exercise.id}: two calls in a row on the same input, one right and one wrong:\n{table}\n"
-            f"Likely mistake: {exercise.mistakes[code].message}"
-        )
-        raise ExerciseFailed(message, [code])
+    elif varies:
+        seen_lines.append("The same input A gave different results on calls 1, 2 and 4.")
+    measured = "".join(f"\n  - {line}" for line in seen_lines)
+    message = (
+        f"{exercise.id}: four calls in a row, on inputs A, A, B, A; {right.count(False)} wrong:\n{table}\n"
+        f"What the calls show:{measured}\nLikely mistake: {exercise.mistakes[code].message}"
+    )
+    raise ExerciseFailed(message, [code])
 
 
 def _repeat_case(cases: list[Case]) -> Case:

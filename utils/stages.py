@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from torch.utils._python_dispatch import _disable_current_modes
 
 from utils.exercises.core import padded, tiles
 from utils.launches import wrapped_launches
@@ -30,11 +31,14 @@ from utils.launches import wrapped_launches
 
 @dataclass(frozen=True)
 class Stage:
-    """One launch: the kernel's name, its grid as given, and copies of its scratch tensors after it."""
+    """One launch: the kernel's name, its grid as given, and copies of its scratch tensors after it:
+    the floating-point ones (partials) in `scratch`, the integer ones (a ticket, a counter) in
+    `counters`."""
 
     kernel: str
     grid: object
     scratch: list[torch.Tensor]
+    counters: list[torch.Tensor] = field(default_factory=list)
 
 
 def _overlaps(a: torch.Tensor, others: list[torch.Tensor]) -> bool:
@@ -56,13 +60,17 @@ def recording(known: list[torch.Tensor], into: list[Stage] | None = None) -> Ite
     def wrap(original):
         def run(self, *args, **kwargs):
             result = original(self, *args, **kwargs)
-            scratch = [
-                a.detach().double().cpu().clone()
+            tensors = [
+                a
                 for a in list(args) + list(kwargs.values())
-                if isinstance(a, torch.Tensor) and a.is_floating_point() and not _overlaps(a, known)
+                if isinstance(a, torch.Tensor) and not _overlaps(a, known)
             ]
+            # Outside any dispatch mode: a launch counter (utils.launches.counting) must not count these.
+            with _disable_current_modes():
+                scratch = [a.detach().double().cpu().clone() for a in tensors if a.is_floating_point()]
+                counters = [a.detach().cpu().clone() for a in tensors if not a.is_floating_point()]
             name = getattr(self, "__name__", None) or getattr(getattr(self, "fn", None), "__name__", "kernel")
-            stages.append(Stage(name, kwargs.get("grid"), scratch))
+            stages.append(Stage(name, kwargs.get("grid"), scratch, counters))
             return result
 
         return run

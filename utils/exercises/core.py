@@ -449,21 +449,21 @@ SUM_WORDS = dict(identity="other=0.0 for a sum", reset="out.zero_() before the l
 
 
 # The mistakes of a one-launch reduction (notebook 07), judged before the battery by utils.check: the
-# launches of one call (utils.launches), and two calls in a row on the same input.
+# launches of one call (utils.launches), and four calls in a row on inputs A, A, B, A (the state probe).
 ONE_LAUNCH_MESSAGES = {
     "extra_launches": "a call did more than one launch: a one-launch reduction runs one Triton kernel "
     "and no other work on the device. No out.zero_() or torch.zeros for the ticket on each call, no second "
     "kernel, no finish on the host ({finish}) after it: keep the partials and the ticket in a workspace "
     "allocated once, and let the last program combine, finish, store and reset the ticket.",
-    "state_not_reset": "the first call on an input was right and the next call on the same input was "
-    "wrong: a call left something behind that the next one trips over. The last program must put the "
-    "ticket back to 0 once it has combined (tl.atomic_xchg(ticket_ptr, 0) or tl.store(ticket_ptr, 0)), "
-    "and nothing in the workspace may keep adding up from one call to the next.",
+    "state_not_reset": "a call left something behind that the next one trips over (the ticket did not "
+    "return to where it was, or a right call was followed by a wrong one on the same input). The last "
+    "program must put the ticket back to 0 once it has combined (tl.atomic_xchg(ticket_ptr, 0) or "
+    "tl.store(ticket_ptr, 0)), and nothing in the workspace may keep adding up from one call to the next.",
     "not_written": "out was never written: no program stored into out, or none passed the test for the "
     "last ticket. tl.atomic_add returns the value before its add, so the last of P programs draws P - 1: "
     "test ticket == tl.num_programs(0) - 1.",
-    "stale_partials": "the first call on an input was wrong and the next call on the same input was "
-    "right: the combine read partials left in the workspace by an earlier call. Each program must store "
-    "its partial before it takes its ticket (the atomic with sem='acq_rel' publishes the stores made "
-    "before it), and only the program that drew the last ticket may read the partials.",
+    "stale_partials": "right only when the call before had the same input: the combine read partials "
+    "left in the workspace by the call before. Each program must store its partial before it takes its "
+    "ticket (the atomic with sem='acq_rel' publishes the stores made before it), and only the program "
+    "that drew the last ticket may read the partials.",
 }
