@@ -245,7 +245,11 @@ def test_a_one_launch_check_counts_the_calls_after_the_first():
     "name, code, shown",
     [
         ("sum_one_launch_never_reset", "state_not_reset", "after calls 1 to 4: it does not return"),
-        ("sum_one_launch_early_ticket", "stale_partials", "Right only when the call before had the same input"),
+        (
+            "sum_one_launch_early_ticket",
+            "stale_partials",
+            "Right only when the call before had the same input",
+        ),
     ],
 )
 def test_the_state_probe_names_what_a_call_leaves_behind_on_every_check(name, code, shown):

@@ -283,6 +283,7 @@ def how_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
         lambda: relations.function(pairs),
         lambda: other_rows(exercise, failing),
         lambda: other_inputs(exercise, failing),
+        lambda: relations.tied_indices(pairs),
         lambda: relations.indices(pairs),
     ):
         found = analysis()

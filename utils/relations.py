@@ -283,3 +283,30 @@ def indices(pairs: list[Pairs]) -> Finding | None:
     ):
         return Finding("indices", "every wrong value is a whole number from 0 to N - 1, as an index would be")
     return None
+
+
+def tied_indices(pairs: list[Pairs]) -> Finding | None:
+    """Where the right value is an index into a 1-D input (an argmax's): every wrong value is an index
+    too, of another element that holds the same value as the one at the right index (NaN counting as
+    equal to NaN), in every failing case: the result is another of the tied elements."""
+
+    def tied(p: Pairs) -> bool:
+        if len(p.run.case.inputs) != 1 or p.run.case.inputs[0].dim() != 1:
+            return False
+        x, n = p.run.case.inputs[0].double(), p.run.case.n
+        whole = (p.got == p.got.round()) & (p.want == p.want.round())
+        if not bool((whole & (p.got >= 0) & (p.got < n) & (p.want >= 0) & (p.want < n)).all()):
+            return False
+        a, b = x[p.got.long()], x[p.want.long()]
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+
+    if not pairs or not all(tied(p) for p in pairs):
+        return None
+    later = all(bool((p.got > p.want).all()) for p in pairs)
+    return Finding(
+        "ties",
+        "every wrong value is the index of another element equal to the one at the right index"
+        + (" (a later one, in every failing case)" if later else "")
+        + ": the maximum was found, and a tie was broken towards another of its copies",
+        exact=True,
+    )

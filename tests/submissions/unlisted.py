@@ -170,6 +170,43 @@ def layer_norm_swapped(x, weight, bias, out):
     _layer_norm_kernel[(n_rows,)](*args, BLOCK=triton.next_power_of_2(n_cols))
 
 
+# ----------------------------------------------------------------------------------------------------
+# An argmax whose stage 1 is right and whose combine breaks ties by slot order: among tiles whose
+# maxima are equal, the last slot wins where the lowest index must
+
+
+@triton.jit
+def _tile_argmax_kernel(x_ptr, values_ptr, indices_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=float("-inf"))
+    x = tl.where(x != x, float("inf"), x)  # NaN above every number (the first NaN wins)
+    top = tl.max(x, axis=0)
+    tl.store(values_ptr + pid, top)
+    tl.store(indices_ptr + pid, tl.min(tl.where(x == top, offsets, 2147483647), axis=0))
+
+
+@triton.jit
+def _last_slot_wins_kernel(values_ptr, indices_ptr, out_ptr, n_partials):
+    best = tl.load(values_ptr)
+    index = tl.load(indices_ptr)
+    for slot in range(1, n_partials):
+        value = tl.load(values_ptr + slot)
+        if value >= best:  # '>=': an equal maximum in a later slot takes over
+            best = value
+            index = tl.load(indices_ptr + slot)
+    tl.store(out_ptr, index.to(tl.float32))
+
+
+def argmax_ties_by_slot(x, out):
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK)
+    values = torch.empty(programs, dtype=torch.float32, device=x.device)
+    indices = torch.empty(programs, dtype=torch.int32, device=x.device)
+    _tile_argmax_kernel[(programs,)](x, values, indices, n, BLOCK=BLOCK)
+    _last_slot_wins_kernel[(1,)](values, indices, out, programs)
+
+
 WRONG_VALUES = {"wrong_values"}
 UNLISTED = [
     ("sum_atomic", sum_times_n, {"factor"}, WRONG_VALUES),
@@ -184,4 +221,5 @@ UNLISTED = [
     ("softmax", softmax_exp2, {"inputs"}, WRONG_VALUES),
     ("softmax", softmax_next_row, {"other_row"}, WRONG_VALUES),
     ("layer_norm", layer_norm_swapped, {"inputs"}, WRONG_VALUES),
+    ("argmax", argmax_ties_by_slot, {"ties", "partials"}, WRONG_VALUES),
 ]

@@ -340,6 +340,13 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         # For the argmax: all negative, on a grid of 1/16, so the maximum -1.0 occurs many times, in many
         # tiles; and mixed values with two NaNs, a third and two thirds of the way in.
         "ties": lambda: -1 - torch.floor(16 * u) / 16,
+        # The maximum 1.0 once in each stretch of 4,096, at offset 4,095 - k in the k-th: for every tile
+        # of a power of two up to 4,096 the first maximum sits in the latest lane of all, so a combine
+        # that breaks ties by lane, by program or by slot order picks another one.
+        "ties across tiles": lambda: _ties(u, offsets=lambda k: 4095 - k),
+        # The maximum 1.0 at lane 7 of every stretch of 4,096: one lane sees it in tile after tile, and
+        # must keep the first.
+        "ties in one lane": lambda: _ties(u, offsets=lambda k: 7 + 0 * k),
         "nan": lambda: torch.where(_nan_positions(n), math.nan, 2 * u - 1),
         # Zeros, negative zeros and other values, for counting non-zeros: -0.0 == 0, so it is not counted.
         "sparse": lambda: torch.where(u < 0.4, 0.0, torch.where(u < 0.6, -0.0, 4 * u - 3)),
@@ -348,6 +355,15 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "offset": lambda: 1e4 + (2 * u - 1),  # a mean far larger than the spread: sum(x^2) - n mean^2 cancels
     }[kind]()
     return data.to(dtype)
+
+
+def _ties(u: torch.Tensor, offsets) -> torch.Tensor:
+    """Negative values on a grid of 1/16, with the maximum 1.0 at k * 4096 + offsets(k) for each k that
+    fits (and at 0 when none does)."""
+    data = -1 - torch.floor(16 * u) / 16
+    k = torch.arange(max(1, u.numel() // 4096))
+    data[(k * 4096 + offsets(k)).clamp(max=u.numel() - 1)] = 1.0
+    return data
 
 
 def _nan_positions(n: int) -> torch.Tensor:

@@ -194,8 +194,17 @@ def _max_single_tile_cases(large: bool) -> list[Case]:
 
 
 def _argmax_cases(large: bool) -> list[Case]:
-    """The vector cases, plus ties (the lowest index must win) and NaNs (the first NaN must win)."""
-    ties = [(5, "ones"), (1000, "ties"), (3001, "ties"), (2**15 + 3, "ties")]
+    """The vector cases, plus ties (the lowest index must win: among random ties, among one per stretch of
+    4,096 with the first in the latest lane, and in one lane of many tiles) and NaNs (the first NaN must
+    win)."""
+    ties = [
+        (5, "ones"),
+        (1000, "ties"),
+        (3001, "ties"),
+        (2**15 + 3, "ties"),
+        (2**16 + 5, "ties across tiles"),
+        (2**15 + 9, "ties in one lane"),
+    ]
     nans = [(1, "nan"), (7, "nan"), (5000, "nan"), (2**15 + 7, "nan")]
     if large:
         ties.append((2**22 + 9, "ties"))
