@@ -228,9 +228,21 @@ def _online_predictions(case: Case) -> Predictions:
     return out
 
 
+def _waves(rows: int, cols: int, seed: int) -> torch.Tensor:
+    """Rows whose tile maxima rise and fall along the row: three waves of height 20 a row, each row's
+    phase shifted, plus noise; so one row's maximum sits early, another's late, and the running maximum
+    of a tiled pass grows at different tiles in different rows (exp(20) makes a wrong rescale plain)."""
+    c = torch.arange(cols, dtype=torch.float64) / cols
+    phase = torch.arange(rows, dtype=torch.float64)[:, None] / rows
+    noise = values(rows * cols, "mixed", seed).double().view(rows, cols)
+    return (20 * torch.sin(2 * math.pi * (3 * c + phase)) + noise).float()
+
+
 def _online_cases(large: bool) -> list[Case]:
-    """The softmax's battery and, on a GPU, a row longer than one program's registers hold."""
+    """The softmax's battery, rows whose tile maxima rise and fall along the row, and, on a GPU, a row
+    longer than one program's registers hold."""
     cases = _softmax_cases(large)
+    cases.append(Case("8x3001 float32 rising and falling, contiguous", (_waves(8, 3001, 898),), (8, 3001)))
     if large:
         x = values(8 * 65536, "mixed", 899).view(8, 65536)
         cases.append(Case("8x65536 float32 mixed, contiguous", (x,), (8, 65536), out_dtype=torch.float32))
