@@ -273,6 +273,9 @@ def measure(rows, functions, ns, device):
             bar.update()
             for row in rows:
                 bar.set_postfix_str(f"{row.name}, n={power(n)}")
+                wrong = agrees(row, functions[row.name], n, device)  # at the size timed, not only n_check
+                if wrong:
+                    raise RuntimeError(f"{row.name} disagrees with torch at n = {power(n)}: {wrong}")
                 results[row.name, n] = time_both(row, functions[row.name], n, device)
                 bar.update()
     return results, copy

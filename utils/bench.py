@@ -17,28 +17,58 @@ import textwrap
 
 import torch
 
+from utils.exercises.core import Case, sum_tolerance
+
 NO_GPU_NOTE = (
     "Benchmark skipped: no GPU here. In the interpreter a timing measures Python, not memory "
     "bandwidth; run this notebook on a GPU (e.g. Colab's T4) to see real numbers."
 )
 
 
-def gbps(fn, bytes_moved: int) -> float:
-    """Median GB/s of `fn()` (which moves `bytes_moved` bytes), timed by triton.testing.do_bench."""
+def _checked(fn, check) -> None:
+    """One call of `fn()`, then `check()`, which raises if what the call left is wrong."""
+    if check is not None:
+        fn()
+        check()
+
+
+def gbps(fn, bytes_moved: int, check=None) -> float:
+    """Median GB/s of `fn()` (which moves `bytes_moved` bytes), timed by triton.testing.do_bench.
+
+    `check`, if given, runs after one call of `fn()` and before any timing, and raises if what that call
+    left is wrong (`lambda: assert_sum(out, x)`, say): a kernel right on the checker's sizes can still
+    be wrong at the size timed (a loop's second trip), and a figure for a wrong result means nothing.
+    """
     import triton.testing
 
+    _checked(fn, check)
     ms = triton.testing.do_bench(fn, return_mode="median")
     return bytes_moved / (ms * 1e-3) / 1e9
 
 
-def gbps_back_to_back(fn, bytes_moved: int, min_run_time: float = 0.2) -> float:
+def assert_sum(out: torch.Tensor, x: torch.Tensor) -> None:
+    """out[0] against the float64 sum of x, within the checker's tolerance for a float32 sum of x's
+    length (utils.exercises.core.sum_tolerance); an AssertionError that says so otherwise."""
+    atol, rtol = sum_tolerance(Case("timed", (x.flatten(),), (1,)))
+    torch.testing.assert_close(
+        out.flatten()[0].double(),
+        x.double().sum(),
+        atol=atol,
+        rtol=rtol,
+        msg=lambda m: f"wrong at the size timed, N = {x.numel():,}: {m}",
+    )
+
+
+def gbps_back_to_back(fn, bytes_moved: int, min_run_time: float = 0.2, check=None) -> float:
     """Median GB/s of `fn()` called back to back, as a program's loop calls it, by torch.utils.benchmark.
 
     Unlike `gbps`, every call pays its launch overhead in full and the L2 cache stays warm between calls:
     at small sizes this measures how fast the host launches kernels, which is what a caller waits for.
+    `check` as for `gbps`.
     """
     from torch.utils.benchmark import Timer
 
+    _checked(fn, check)
     measurement = Timer(stmt="fn()", globals={"fn": fn}).blocked_autorange(min_run_time=min_run_time)
     return bytes_moved / measurement.median / 1e9
 
