@@ -7,6 +7,7 @@ import os
 # threads only compete (measured on two cores: the whole suite ran about 15% faster).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+import pytest  # noqa: E402
 import torch  # noqa: E402
 
 if not torch.cuda.is_available():
@@ -21,12 +22,11 @@ if not torch.cuda.is_available():
 SPREAD_MODULES = {"test_check.py", "test_exercises.py"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups into the test ids
 def pytest_collection_modifyitems(items):
     """Groups for pytest-xdist's --dist loadgroup (pyproject.toml): a notebook's cells (nbval) and a
     module's tests share one worker and run in order, since they share a kernel or fixtures; the tests
     of SPREAD_MODULES go to whichever worker is free."""
-    import pytest
-
     for item in items:
         if item.path.name in SPREAD_MODULES:
             continue
