@@ -212,6 +212,10 @@ def colab(tmp_path_factory):
     assert cell.count(COLAB_COPY) == 1, "the set-up cell should name /content/course once"
     copy = content / "course"
     (base / "cell.py").write_text(cell.replace(COLAB_COPY, f"COLAB_COPY = {str(copy)!r}"))
+    # The same cell where nothing has been copied yet and the repository cannot be reached.
+    (base / "elsewhere").mkdir()
+    nowhere = base / "elsewhere" / "course"
+    (base / "cell-nowhere.py").write_text(cell.replace(COLAB_COPY, f"COLAB_COPY = {str(nowhere)!r}"))
     # The import cell (the second code cell) of every notebook: what the clone must provide.
     (base / "later.py").write_text(
         "\n".join(
@@ -220,7 +224,7 @@ def colab(tmp_path_factory):
         )
     )
 
-    def run(runs: int, github: str) -> subprocess.CompletedProcess:
+    def run(runs: int, github: str, cell: str = "cell.py") -> subprocess.CompletedProcess:
         """The cell `runs` times in one fresh Python; clones of COURSE_REPO go to `github` instead."""
         env = {k: v for k, v in _git_env().items() if k not in ("TRITON_INTERPRET", "PYTHONPATH")}
         env |= {
@@ -231,7 +235,7 @@ def colab(tmp_path_factory):
             "GIT_CONFIG_VALUE_0": COURSE_REPO,
         }
         return subprocess.run(
-            [sys.executable, "-c", DRIVER, str(base / "cell.py"), str(base / "later.py"), str(runs)],
+            [sys.executable, "-c", DRIVER, str(base / cell), str(base / "later.py"), str(runs)],
             cwd=content,
             env=env,
             capture_output=True,
@@ -242,7 +246,9 @@ def colab(tmp_path_factory):
     first = run(2, remote.as_uri())
     # A restarted runtime, or the next notebook opened in it: the copy is there, GitHub is not.
     again = run(1, (base / "no-such-repository").as_uri())
-    return {"first": first, "again": again, "copy": copy}
+    # A notebook uploaded alone while the repository is unreachable (not published, or offline).
+    unreachable = run(1, (base / "no-such-repository").as_uri(), cell="cell-nowhere.py")
+    return {"first": first, "again": again, "copy": copy, "unreachable": unreachable, "nowhere": nowhere}
 
 
 def _result(process: subprocess.CompletedProcess) -> dict:
@@ -266,8 +272,19 @@ def test_opened_alone_the_setup_cell_clones_the_course_and_picks_a_device(colab)
 
 
 def test_running_the_setup_cell_again_does_not_clone_again(colab):
+    """Run twice in one kernel, and once more with the repository gone: a second clone into the copy
+    would fail (the folder exists; the repository is unreachable), and a failed clone stops the cell,
+    so cells that ran through cloned once."""
     first, again = colab["first"], colab["again"]
-    assert first.stderr.count("Cloning into") == 1, first.stderr  # run twice in one kernel, cloned once
+    assert _result(first)["ROOT"] == str(colab["copy"])
     assert _result(again)["ROOT"] == str(colab["copy"])
-    assert "Cloning into" not in again.stderr
     assert again.stdout.startswith("device: ")
+
+
+def test_a_failed_clone_says_what_to_do_instead_of_a_traceback(colab):
+    failed = colab["unreachable"]
+    assert failed.returncode != 0 and not colab["nowhere"].exists()
+    message = failed.stderr.strip().splitlines()[-1]  # SystemExit's message, as Python prints it
+    assert message.startswith("Could not fetch the course from " + COURSE_REPO), failed.stderr
+    assert "Upload the course folder to" in message and "set REPO above" in message
+    assert "Traceback" not in failed.stderr, failed.stderr

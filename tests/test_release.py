@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -290,3 +291,25 @@ def test_repo_notebooks_are_saved_without_outputs(path):
         if cell.cell_type == "code":
             assert cell.outputs == [], f"cell {index} has outputs; clear them before committing"
             assert cell.execution_count is None, f"cell {index} has an execution count; clear it"
+
+
+def test_the_course_address_is_written_everywhere_from_one_setting(monkeypatch):
+    """utils.home: change COURSE_REPO and COURSE_BRANCH, and the set-up cell of every solution notebook,
+    every Colab badge in the README and the workshop guide's clone command all follow."""
+    import utils.setup
+    from utils import home
+
+    monkeypatch.setattr(utils.setup, "COURSE_REPO", "https://github.com/someone/fork")
+    monkeypatch.setattr(utils.setup, "COURSE_BRANCH", "autumn")
+    texts = home.rewritten(REPO_ROOT)
+    readme, guide = texts.pop(REPO_ROOT / "README.md"), texts.pop(REPO_ROOT / "docs" / "workshop.md")
+    badges = re.findall(r"https://colab\.research\.google\.com/github/\S+?\.ipynb", readme)
+    assert len(badges) == len(texts) >= 9
+    assert all(
+        b.startswith("https://colab.research.google.com/github/someone/fork/blob/autumn/") for b in badges
+    )
+    assert "git clone --branch autumn https://github.com/someone/fork" in guide
+    for path, text in texts.items():
+        cell = next(c for c in nbformat.reads(text, as_version=4).cells if c.cell_type == "code").source
+        assert 'REPO = "https://github.com/someone/fork"' in cell and '"--branch=autumn"' in cell, path
+    assert home.stale(REPO_ROOT), "with the setting changed, the files on disk are out of date"

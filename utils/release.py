@@ -7,7 +7,8 @@ replaced by ``# YOUR CODE HERE`` plus ``pass`` inside a ``@triton.jit`` kernel (
 compiles) or ``raise NotImplementedError("exercise: <function>")`` inside any other function, with
 outputs and execution counts cleared and everything else unchanged; ``--check`` writes nothing and
 lists the notebooks that are out of date. A region outside a function, or unbalanced markers, is an
-error naming the notebook, the cell and the line.
+error naming the notebook, the cell and the line. Before the learner notebooks, it writes the course's
+address from its one setting into the set-up cells, the badges and the workshop guide (utils.home).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 
+from utils import home
 from utils.notebooks import NOTEBOOK_GLOB, is_triton_jit, solution_paths
 
 BEGIN_MARKER = "### BEGIN SOLUTION"
@@ -335,13 +337,23 @@ def main(argv: list[str] | None = None) -> int:
     try:
         chosen = _solution_arguments(args.solutions, root) if args.solutions else None
         if args.check:
-            problems = stale_notebooks(root, chosen)
+            problems = [
+                f"{_display(path, root)}: the course's address differs from utils.setup's"
+                for path in home.stale(root)
+            ]
+            problems += stale_notebooks(root, chosen)
             for problem in problems:
                 print(problem)
             if problems:
                 print("run: python -m utils.release", file=sys.stderr)
                 return 1
             return 0
+        # The course's address first (utils.home): it rewrites the solutions' set-up cells, from which the
+        # learner notebooks are made.
+        for path, text in home.rewritten(root).items():
+            if path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+                print(f"wrote {_display(path, root)} (the course's address, from utils.setup)")
         learners = learner_notebooks(root, chosen)
     except ReleaseError as error:
         print(f"release: error: {error}", file=sys.stderr)

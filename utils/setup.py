@@ -8,7 +8,8 @@ returns a `Course` that tells the notebook which device to allocate on and how l
 
 `SETUP_CELL` is the exact source of that first cell; a test checks that every notebook starts with it.
 On Colab the cell clones the course once and puts it on the path; it never installs torch or triton,
-because Colab's torch pins an exact triton.
+because Colab's torch pins an exact triton. When the clone fails (the repository is not reachable) it
+stops with a message saying what to do instead, not a traceback.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from dataclasses import dataclass
 COURSE_REPO = "https://github.com/triton-reductions/triton-reductions-course"
 COURSE_BRANCH = "main"
 
-SETUP_CELL = f'''\
+
+def setup_cell(repo: str, branch: str) -> str:
+    """The set-up cell's source for a course that lives at `repo`, on `branch` (see SETUP_CELL)."""
+    return f'''\
 # Set-up: run this cell first. It finds the course's helpers (on Colab it fetches them once; it never
 # installs torch or triton), then switches Triton to its CPU interpreter if there is no GPU.
 import os
@@ -30,8 +34,15 @@ import sys
 
 COLAB_COPY = "/content/course"
 if "google.colab" in sys.modules and not os.path.isdir(os.path.join(COLAB_COPY, "utils")):
-    REPO = "{COURSE_REPO}"
-    subprocess.run(["git", "clone", "--depth=1", "--branch={COURSE_BRANCH}", REPO, COLAB_COPY], check=True)
+    REPO = "{repo}"
+    clone = ["git", "clone", "--depth=1", "--branch={branch}", REPO, COLAB_COPY]
+    failed = subprocess.run(clone, capture_output=True, text=True).returncode
+    if failed:  # SystemExit: a message for the learner, not a traceback
+        raise SystemExit(
+            f"Could not fetch the course from {{REPO}}. Upload the course folder to "
+            f"{{COLAB_COPY}} (Files pane, or Google Drive), or set REPO above to where the course "
+            "lives; then run this cell again."
+        )
 ROOT = next(
     p
     for p in (os.getcwd(), os.path.dirname(os.getcwd()), COLAB_COPY)
@@ -44,6 +55,9 @@ from utils.setup import setup
 
 course = setup()
 DEVICE = course.device'''
+
+
+SETUP_CELL = setup_cell(COURSE_REPO, COURSE_BRANCH)
 
 
 @dataclass(frozen=True)
