@@ -266,13 +266,15 @@ def _check_one_launch(exercise: Exercise, fn, device: str, cases: list[Case]) ->
     effects alone:
 
     - a ticket (an integer scratch) that holds other values after each call does not return to where
-      it started, and a call is wrong: `state_not_reset`; so is a first call right and the same input
-      wrong right after it (a stale partial cannot do that: the same input leaves the same partials);
+      it started, and the outcome depends on the calls before (or out was left unwritten):
+      `state_not_reset`; so is a first call right and the same input wrong right after it (a stale
+      partial cannot do that: the same input leaves the same partials);
     - right only when the call before had the same input (calls 2 right, calls 3 and 4 wrong): the
       combine read partials the call before left: `stale_partials`;
     - the same input A giving different results on calls 1, 2 and 4 otherwise: `varies_between_runs`.
 
-    Any other failure is the same on every call and goes on to the battery, which describes it.
+    Any other failure is the same on every call and goes on to the battery, which describes it: the
+    names above need the outcome to depend on the calls before.
     """
     a = max((c for c in cases if c.n <= 1 << 16), key=lambda c: c.n)
     b = _other_input(a)
@@ -303,14 +305,19 @@ def _check_one_launch(exercise: Exercise, fn, device: str, cases: list[Case]) ->
         not agree(exercise, a, run.result[written], same_a[0].result[written], equal_nan=True).all()
         for run in same_a
     )
+    # Does a call's outcome depend on the calls before it? A verdict on A that changes, results on A that
+    # change, or a ticket that keeps counting while out is left unwritten (no program drew the last
+    # ticket). A ticket that keeps counting beside results wrong alike on every call is not enough: a
+    # kernel may number its calls on purpose (a ticket taken modulo the programs) and be wrong elsewhere.
+    depends = varies or right[0] != right[1] or right[1] != right[3]
+    if not (depends or (counting and any(run.untouched for run in calls))):
+        return  # wrong alike on every call: the battery describes it
     if counting or (right[0] and not right[1]):
         code = "state_not_reset"
     elif right[1] and not right[2] and not right[3]:
         code = "stale_partials"
-    elif varies:
-        code = "varies_between_runs"
     else:
-        return  # wrong alike on every call: the battery describes it
+        code = "varies_between_runs"
     names = {id(a): "A", id(b): "B"}
     table = _table(
         ("call", "input", "expected", "got", ""),

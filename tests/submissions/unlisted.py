@@ -207,6 +207,47 @@ def argmax_ties_by_slot(x, out):
     _last_slot_wins_kernel[(1,)](values, indices, out, programs)
 
 
+# ----------------------------------------------------------------------------------------------------
+# A one-launch sum that counts its calls in its workspace on purpose (a right ticket, reset each call,
+# beside a counter that is not), with a combine that doubles the sum: the state probe sees an integer
+# workspace that changes from call to call, but every call is wrong alike, so state is not named.
+
+_COUNTED = {}
+
+
+@triton.jit
+def _counted_kernel(
+    x_ptr, out_ptr, partials_ptr, ticket_ptr, calls_ptr, n, BLOCK: tl.constexpr, P: tl.constexpr
+):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in range(pid * BLOCK, n, programs * BLOCK):
+        offsets = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+    if ticket == programs - 1:
+        offsets = tl.arange(0, P)
+        partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0)
+        tl.store(out_ptr, 2 * tl.sum(partials, axis=0))  # the mistake: doubled
+        tl.store(ticket_ptr, 0)
+        tl.atomic_add(calls_ptr, 1)  # calls made so far: state kept on purpose
+
+
+def sum_one_launch_counted_doubled(x, out):
+    key = str(x.device)
+    if key not in _COUNTED:
+        _COUNTED[key] = (
+            torch.zeros(8, dtype=torch.float32, device=x.device),
+            torch.zeros(1, dtype=torch.int32, device=x.device),
+            torch.zeros(1, dtype=torch.int32, device=x.device),
+        )
+    partials, ticket, calls = _COUNTED[key]
+    programs = max(1, min(8, triton.cdiv(x.numel(), BLOCK)))
+    _counted_kernel[(programs,)](x, out, partials, ticket, calls, x.numel(), BLOCK=BLOCK, P=8)
+
+
 WRONG_VALUES = {"wrong_values"}
 UNLISTED = [
     ("sum_atomic", sum_times_n, {"factor"}, WRONG_VALUES),
@@ -222,4 +263,5 @@ UNLISTED = [
     ("softmax", softmax_next_row, {"other_row"}, WRONG_VALUES),
     ("layer_norm", layer_norm_swapped, {"inputs"}, WRONG_VALUES),
     ("argmax", argmax_ties_by_slot, {"ties", "partials"}, WRONG_VALUES),
+    ("sum_one_launch", sum_one_launch_counted_doubled, {"factor"}, WRONG_VALUES),
 ]
