@@ -26,8 +26,9 @@ from typing import Literal, get_args
 import torch
 
 from utils.diagnose import ENGINE_MISTAKES
+from utils.exercises.tolerance import FP32_EPS as FP32_EPS  # re-exported: the exercises read it here
+from utils.exercises.tolerance import sum_tolerance
 
-FP32_EPS = torch.finfo(torch.float32).eps
 # Block sizes a learner might have picked, 1 .. 65536, tried for every N: even N = 1 matters, since
 # BLOCK_SIZE = 1024 leaves it 1023 masked lanes.
 POWERS_OF_TWO = [2**k for k in range(17)]
@@ -194,29 +195,6 @@ class Mistake:
 
     code: str
     message: str
-
-
-def sum_tolerance(case: Case) -> tuple[float, float]:
-    """(atol, rtol) for a float32 sum of the case's input: |got - exact| <= atol + rtol * |exact|.
-
-    Every addition rounds its result by at most FP32_EPS / 2 of that result, so a sum's error scales with the
-    magnitudes it adds up, sum(|x|), not with the answer |sum(x)|: its *relative* error scales with the
-    condition number sum(|x|) / |sum(x)|. All-positive data has condition number 1 (the easy case); mixed
-    signs that cancel are the hard one, and at sum(x) = 0 no relative tolerance can be met. Hence two terms,
-    both growing like sqrt(terms) (independent rounding errors add up like a random walk):
-    - rtol * |exact| covers well-conditioned data, where the partial sums are as large as the answer;
-    - atol = grow * max|x| covers data that cancels: with signs in no particular order the partial sums grow
-      only like sqrt(k) * max|x|, so the error stays near FP32_EPS * sqrt(terms) * max|x| even when the
-      answer is near 0.
-    Neither term bounds data that cancels in long same-sign runs at large N (a big positive half, then a big
-    negative half): its partial sums grow like k * max|x|. The battery's sorted cases are of that kind but
-    small; tests/test_check.py checks that even a float32 loop adding one element after another, the order
-    whose error grows fastest, stays within this tolerance on every case.
-    """
-    x = case.inputs[0].double()
-    terms = x.shape[-1] if x.dim() == 2 else x.numel()
-    grow = 16 * FP32_EPS * math.sqrt(terms + 1)
-    return grow * x.abs().max().item(), grow
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ def _layer_reference(x, weight, bias):
 
 def _norm_tolerance(case: Case) -> tuple[float, float]:
     """(atol, rtol) for one case. A float32 sum of a row errs by up to grow * max|x| plus grow of the sum
-    (core.sum_tolerance's bound, which admits a serial loop), so the mean square, and with it out, errs
+    (16 epsilons per sqrt(term), which admits a serial loop), so the mean square, and with it out, errs
     by up to grow relative; layer_norm's mean errs by up to grow * (|mean| + max|x| / n_cols), and
     x - mean by as much, which out scales by weight / sqrt(var + eps): atol. A float16 out rounds by up
     to 2^-11 relative, or by half of 2^-24 below 2^-14; rtol and atol leave a factor of two or more."""
