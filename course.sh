@@ -76,7 +76,7 @@ case "${1:-}" in
     "$VENV/bin/ruff" format --check .
     "$VENV/bin/mypy"  # utils/ and benchmarks/, as pyproject.toml's [tool.mypy] says
     # Two worker processes (pytest-xdist): CI has two cores, and a notebook in the interpreter keeps one
-    # busy. pyproject.toml's --dist loadgroup keeps each notebook on one worker. -n 0 or -n N overrides.
+    # busy. pyproject.toml's --dist loadscope keeps each notebook on one worker. -n 0 or -n N overrides.
     exec "$VENV/bin/python" -m pytest -n 2 "$@" ;;
   bench)
     shift

@@ -142,8 +142,8 @@ def _session(path: Path) -> Session:
 
 
 class _RerunTests:
-    """The two tests of one notebook. One class per notebook (below) makes pytest-xdist's --dist loadgroup
-    (tests/conftest.py) run both on one worker, where they share _session's executions, and spread the
+    """The two tests of one notebook. One class per notebook (below) makes pytest-xdist's --dist loadscope
+    (conftest.py) run both on one worker, where they share _session's executions, and spread the
     notebooks over workers."""
 
     path: Path
