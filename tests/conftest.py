@@ -12,4 +12,3 @@ import torch  # noqa: E402
 if not torch.cuda.is_available():
     # Must happen before any @triton.jit decorator runs: the decorator reads this variable.
     os.environ["TRITON_INTERPRET"] = "1"
-
