@@ -36,20 +36,27 @@ def clone_command() -> str:
     return f"git clone --branch {setting.COURSE_BRANCH} {setting.COURSE_REPO}"
 
 
-def _with_setup_cell(path: Path) -> str:
-    """A solution notebook's text with the set-up cell (utils.setup.setup_cell) as its first code cell."""
+def _with_setup_cell(path: Path) -> str | None:
+    """A solution notebook's text with the set-up cell (utils.setup.setup_cell) as its first code cell;
+    None if its first code cell is not a set-up cell (one that starts with the set-up cell's first line)."""
     nb = nbformat.read(str(path), as_version=4)
-    first = next(cell for cell in nb.cells if cell.cell_type == "code")
-    first.source = setting.setup_cell(setting.COURSE_REPO, setting.COURSE_BRANCH)
+    cell = setting.setup_cell(setting.COURSE_REPO, setting.COURSE_BRANCH)
+    first = next((c for c in nb.cells if c.cell_type == "code"), None)
+    if first is None or not first.source.startswith(cell.splitlines()[0]):
+        return None
+    first.source = cell
     return nbformat.writes(nb) + "\n"
 
 
 def rewritten(root: Path) -> dict[Path, str]:
-    """{file: its text with the course's address taken from the setting}, for every file that holds it."""
-    texts = {path: _with_setup_cell(path) for path in solution_paths(root)}
+    """{file: its text with the course's address taken from the setting}, for every file under `root`
+    that holds it (a folder without README.md or docs/workshop.md has fewer)."""
+    texts = {path: text for path in solution_paths(root) if (text := _with_setup_cell(path)) is not None}
     readme, guide = root / "README.md", root / "docs" / "workshop.md"
-    texts[readme] = _BADGE.sub(lambda m: badge_target(m.group(1)), readme.read_text(encoding="utf-8"))
-    texts[guide] = _CLONE.sub(clone_command(), guide.read_text(encoding="utf-8"))
+    if readme.exists():
+        texts[readme] = _BADGE.sub(lambda m: badge_target(m.group(1)), readme.read_text(encoding="utf-8"))
+    if guide.exists():
+        texts[guide] = _CLONE.sub(clone_command(), guide.read_text(encoding="utf-8"))
     return texts
 
 
