@@ -17,6 +17,7 @@ import triton.language as tl
 
 from utils.check import ExerciseFailed, check
 from utils.exercises import EXERCISES
+from utils.setup import runs_on_gpu
 
 
 def _submissions(exercise_id: str):
@@ -438,3 +439,22 @@ def test_a_race_shows_when_the_programs_run_in_reverse():
     with pytest.raises(ExerciseFailed) as excinfo:  # one program: no order to change
         check("sum_two_stage", sum_two_stage_grid_of_one)
     assert "order" not in {f.kind for f in excinfo.value.findings}, str(excinfo.value)
+
+
+def test_after_a_failure_a_launch_of_very_many_programs_is_not_run_in_the_interpreter():
+    """A softmax over the columns launches a program per column: 16,384 for the widest case, a minute and
+    more in the interpreter. Once smaller cases have failed, that case is not run, the report says which
+    cases were not run and why, and the diagnosis stands on the cases that ran."""
+    if runs_on_gpu():
+        pytest.skip("the limit applies to the interpreter only")
+    from tests.submissions.softmax import WRONG
+
+    columns = next(fn for fn, _ in WRONG if fn.__name__.endswith("columns"))
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("softmax", columns)
+    message = str(excinfo.value)
+    assert "Not run, since cases had already failed" in message
+    assert (
+        "'2x16384 float16 negative, contiguous' (" in message and "16,384 programs in one launch" in message
+    )
+    assert excinfo.value.diagnoses == ["wrong_axis"]

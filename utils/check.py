@@ -19,7 +19,9 @@ How mistakes become visible, on the GPU and in the interpreter alike, without Tr
   call after the first must make one Triton launch and no torch operation on the device
   (utils.launches), every call must be right, and what the calls leave in the workspace's ticket is
   reported (the state probe, `_check_one_launch`).
-When no mistake explains a failure, the report shows the smallest failing case in full.
+When no mistake explains a failure, the report shows the smallest failing case in full. In the
+interpreter, once a case has failed, a case whose launch asks for more than PROGRAM_LIMIT programs is not
+run (it would take minutes) and the report says so.
 """
 
 from __future__ import annotations
@@ -38,12 +40,14 @@ from utils.describe import Finding
 from utils.diagnose import Run, agree, close, correct, diagnose
 from utils.errors import exception_report, out_of_bounds_report
 from utils.exercises import EXERCISES, Case, Exercise
-from utils.launches import Launches, counting
+from utils.launches import Launches, TooManyPrograms, counting, limited_programs
 from utils.setup import runs_on_gpu
 from utils.stages import Stage, recording
 
 CANARY = -31337.0  # fills the zones around out; a learner's kernel has no reason to write this value
 MAX_TABLE_ROWS = 8
+# In the interpreter, after a failure: the most programs one launch may ask for before its case is skipped.
+PROGRAM_LIMIT = 4096
 
 
 class ExerciseFailed(AssertionError):
@@ -95,12 +99,23 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
     __tracebackhide__ = True
     if exercise.one_launch:
         _check_one_launch(exercise, fn, device, cases)
-    runs = [_run(exercise, case, fn, device, seed=i) for i, case in enumerate(cases)]
+    runs: list[Run] = []
+    not_run: list[str] = []
+    for i, case in enumerate(cases):
+        # In the interpreter, once a case has failed, a launch of very many programs is not run: it would
+        # take minutes (about a millisecond a program) to add one more failing case to the report.
+        failed = not on_gpu and any(not correct(exercise, run) for run in runs)
+        try:
+            runs.append(
+                _run(exercise, case, fn, device, seed=i, program_limit=PROGRAM_LIMIT if failed else None)
+            )
+        except TooManyPrograms as skipped:
+            not_run.append(f"'{case.name}' ({skipped.kernel}: {skipped.programs:,} programs in one launch)")
     failing = [run for run in runs if not correct(exercise, run)]
     if failing:
 
         def again(run: Run, other_poison: bool) -> Run:
-            return _run(exercise, run.case, fn, device, runs.index(run), poison_seed=int(other_poison))
+            return _run(exercise, run.case, fn, device, run.seed, poison_seed=int(other_poison))
 
         def rerun(case: Case, seed: int, stages: list[Stage] | None = None) -> Run:
             return _run(exercise, case, fn, device, seed, stages=stages)
@@ -115,7 +130,13 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
             return second_looks.probe_confirms(exercise, rerun, failing, trait)
 
         codes = diagnose(exercise, runs, failing, again, on_gpu, structural, confirms)
-        raise ExerciseFailed(_failure_report(exercise, runs, failing, codes, findings), codes, findings)
+        report = _failure_report(exercise, runs, failing, codes, findings)
+        if not_run:
+            report += (
+                f"\nNot run, since cases had already failed (the interpreter runs about one program a "
+                f"millisecond): {'; '.join(not_run)}."
+            )
+        raise ExerciseFailed(report, codes, findings)
     note = ""
     if exercise.repeats > 1:
         if on_gpu:
@@ -188,6 +209,7 @@ def _run(
     poison_seed: int = 0,
     launches: list[Launches] | None = None,
     stages: list[Stage] | None = None,
+    program_limit: int | None = None,
 ) -> Run:
     """One call of fn on one case, inside guard zones; `launches` (if given) receives what the call
     itself asked the device to do (utils.launches), not counting the checker's own set-up; `stages` (if
@@ -215,10 +237,12 @@ def _run(
                 launches.append(counted.enter_context(counting()))  # filled in while fn runs
             if stages is not None:  # what each launch left in its scratch (utils.stages), filled in too
                 counted.enter_context(recording(known=[*inputs, out_buffer], into=stages))
+            if program_limit is not None:  # a launch over the limit raises TooManyPrograms instead
+                counted.enter_context(limited_programs(program_limit))
             returned = fn(*inputs, out)
         if device == "cuda":
             torch.cuda.synchronize()
-    except NotImplementedError:
+    except (NotImplementedError, TooManyPrograms):
         raise
     except Exception as error:
         far_out = find_out_of_bounds(error)
@@ -230,7 +254,14 @@ def _run(
     expected = exercise.reference(*(x.double() for x in case.inputs))
     inputs_intact = all(_same(view.cpu(), x) for view, x in zip(inputs, case.inputs))
     return Run(
-        case, out.double().cpu(), expected, garbage, bool((canaries == canary).all()), inputs_intact, returned
+        case,
+        out.double().cpu(),
+        expected,
+        garbage,
+        bool((canaries == canary).all()),
+        inputs_intact,
+        returned,
+        seed,
     )
 
 

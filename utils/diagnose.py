@@ -69,6 +69,7 @@ class Run:
     canaries_intact: bool
     inputs_intact: bool
     returned: object
+    seed: int = 0  # the seed of its garbage and poison: a re-run with the same seed sees the same ones
 
     @property
     def untouched(self) -> bool:

@@ -13,6 +13,9 @@ is an ATen operation seen by a `TorchDispatchMode` that computes or writes value
 (`torch.empty`: the caching allocator, no kernel), views and metadata are not counted, and neither are
 the copies the interpreter makes of a launch's arguments.
 
+`limited_programs` stops any launch over a number of programs before it runs: the checker's time budget
+in the interpreter, which runs programs one after another.
+
 Why not `torch.profiler`: it sees kernels only on a GPU, and then also Triton's own internal launches
 (none today, but a cache warm-up would count), while a lesson and a test both need the same count on a CPU.
 """
@@ -20,6 +23,7 @@ Why not `torch.profiler`: it sees kernels only on a GPU, and then also Triton's 
 from __future__ import annotations
 
 import contextlib
+import math
 from dataclasses import dataclass, field
 
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -138,6 +142,48 @@ def counting():
         yield record
 
 
+class TooManyPrograms(Exception):
+    """A launch that `limited_programs` stopped before it ran: its kernel and its number of programs."""
+
+    def __init__(self, kernel: str, programs: int):
+        super().__init__(f"{kernel}: a launch of {programs:,} programs")
+        self.kernel, self.programs = kernel, programs
+
+
+def _programs(grid, kwargs) -> int | None:
+    """How many programs a launch's grid asks for (a tuple, an int, or a function of the meta-parameters)."""
+    if callable(grid):
+        try:
+            grid = grid(kwargs)
+        except Exception:  # a grid function this cannot evaluate: not limited
+            return None
+    dims = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
+    try:
+        return math.prod(int(d) for d in dims)
+    except (TypeError, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def limited_programs(limit: int):
+    """Inside the block, a launch of more than `limit` programs raises TooManyPrograms instead of running.
+    The interpreter runs a kernel's programs one after another, about a millisecond each: utils.check
+    uses this to skip a case that would take minutes once the battery has already failed."""
+
+    def wrap(original):
+        def run(self, *args, **kwargs):
+            programs = _programs(kwargs.get("grid"), kwargs)
+            if programs is not None and programs > limit:
+                name = getattr(self, "__name__", None) or getattr(self.fn, "__name__", "kernel")
+                raise TooManyPrograms(name, programs)
+            return original(self, *args, **kwargs)
+
+        return run
+
+    with wrapped_launches(wrap):
+        yield
+
+
 def launches_of(fn, *args) -> Launches:
     """What one call `fn(*args)` asks the device to do (see `counting`)."""
     with counting() as record:
@@ -145,4 +191,4 @@ def launches_of(fn, *args) -> Launches:
     return record
 
 
-__all__ = ["Launches", "counting", "launches_of", "wrapped_launches"]
+__all__ = ["Launches", "TooManyPrograms", "counting", "launches_of", "limited_programs", "wrapped_launches"]

@@ -46,7 +46,7 @@ def partials(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Ru
     run = min(whole, key=lambda r: r.case.n)
     stages: list[Stage] = []
     try:
-        again = rerun(run.case, runs.index(run), stages=stages)
+        again = rerun(run.case, run.seed, stages=stages)
     except Exception:  # the learner's code raised this time: no evidence
         return []
     if correct(exercise, again):  # right this time: the partials say nothing about the failure
@@ -76,7 +76,7 @@ def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run])
             if not reversed_order:
                 return []
             try:
-                again = rerun(run.case, runs.index(run))
+                again = rerun(run.case, run.seed)
             except Exception:  # the learner's code raised this time: no evidence
                 return []
         if not close(exercise, run.case, again.result, run.result, equal_nan=True):
