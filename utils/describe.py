@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from utils import relations
-from utils.diagnose import Run, agree
+from utils.diagnose import Run, agree, close
 from utils.relations import NAMED_CONSTANTS, Finding, reduced_length, wrong_mask
 
 if TYPE_CHECKING:
@@ -323,6 +323,12 @@ def which_cases(runs: list[Run], failing: list[Run]) -> list[Finding]:
 
 
 def describe(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[Finding]:
-    """Everything measured about the failing runs: which cases, where they are wrong, then how."""
-    wrong = [run for run in failing if run.result.shape == run.expected.shape]
+    """Everything measured about the failing runs: which cases, where they are wrong, then how. Where and
+    how are measured on the runs whose values are wrong (a run can fail with right values: it wrote
+    outside out, or into an input)."""
+    wrong = [
+        run
+        for run in failing
+        if run.result.shape == run.expected.shape and not close(exercise, run.case, run.result, run.expected)
+    ]
     return which_cases(runs, failing) + where_wrong(exercise, wrong) + how_wrong(exercise, wrong)
