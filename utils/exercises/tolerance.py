@@ -46,7 +46,7 @@ _KEPT: dict[int, tuple[torch.Tensor, tuple[float | torch.Tensor, float]]] = {}
 
 
 def fair_order_errors(rows: torch.Tensor) -> torch.Tensor:
-    """Per row (float64, 2-D), the largest error of the three fair float32 orders against the exact sum."""
+    """Per row (float64, 2-D), the largest error of the fair float32 orders against the exact sum."""
     exact = rows.sum(dim=1)
     x32 = rows.float()
     orders = [x32.sum(dim=1)]
