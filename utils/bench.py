@@ -53,7 +53,7 @@ def assert_sum(out: torch.Tensor, x: torch.Tensor) -> None:
     torch.testing.assert_close(
         out.flatten()[0].double(),
         x.double().sum(),
-        atol=atol,
+        atol=float(atol),  # one number: x is flattened, so its sum is one row
         rtol=rtol,
         msg=lambda m: f"wrong at the size timed, N = {x.numel():,}: {m}",
     )

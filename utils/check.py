@@ -359,7 +359,7 @@ def _check_one_launch(exercise: Exercise, fn, device: str, cases: list[Case]) ->
     )
     seen_lines = [f"A is '{a.name}'; B is A times -1.5, plus 0.25."]
     if all(c is not None for c in counters):
-        held = ", ".join("[" + ", ".join(map(str, c)) + "]" for c in counters)
+        held = ", ".join("[" + ", ".join(map(str, c or ())) + "]" for c in counters)
         seen_lines.append(
             f"The integer workspace (a ticket) held {held} after calls 1 to 4"
             + (
