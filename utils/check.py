@@ -100,18 +100,20 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
     if exercise.one_launch:
         _check_one_launch(exercise, fn, device, cases)
     runs: list[Run] = []
+    failing: list[Run] = []
     not_run: list[str] = []
     for i, case in enumerate(cases):
         # In the interpreter, once a case has failed, a launch of very many programs is not run: it would
         # take minutes (about a millisecond a program) to add one more failing case to the report.
-        failed = not on_gpu and any(not correct(exercise, run) for run in runs)
+        limit = PROGRAM_LIMIT if failing and not on_gpu else None
         try:
-            runs.append(
-                _run(exercise, case, fn, device, seed=i, program_limit=PROGRAM_LIMIT if failed else None)
-            )
+            run = _run(exercise, case, fn, device, seed=i, program_limit=limit)
         except TooManyPrograms as skipped:
             not_run.append(f"'{case.name}' ({skipped.kernel}: {skipped.programs:,} programs in one launch)")
-    failing = [run for run in runs if not correct(exercise, run)]
+            continue
+        runs.append(run)
+        if not correct(exercise, run):
+            failing.append(run)
     if failing:
 
         def again(run: Run, other_poison: bool) -> Run:
