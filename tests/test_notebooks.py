@@ -1,5 +1,6 @@
 """The notebooks' shared structure: set-up cell first, the template's sections, registered exercises."""
 
+import ast
 import re
 from pathlib import Path
 
@@ -65,3 +66,40 @@ def test_checked_exercises_are_registered(path):
     used = re.findall(r"""\bcheck\(\s*["'](\w+)["']""", source)
     assert used, f"{_id(path)} never calls check()"
     assert set(used) <= set(EXERCISES), f"unknown exercise ids in {_id(path)}: {set(used) - set(EXERCISES)}"
+
+
+def _module_scope_names(tree: ast.AST) -> tuple[set[str], list[tuple[str, int]]]:
+    """The names a cell imports, and the names it assigns (with their lines), at the notebook's top level:
+    not inside a function, class, lambda or comprehension, whose names are their own."""
+    imported: set[str] = set()
+    assigned: list[tuple[str, int]] = []
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp)
+    nested += (ast.DictComp, ast.GeneratorExp)
+    stack = list(ast.iter_child_nodes(tree))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            assigned.append((node.id, node.lineno))
+        if not isinstance(node, nested):
+            stack.extend(ast.iter_child_nodes(node))
+    return imported, assigned
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_id)
+def test_no_cell_rebinds_an_imported_name(path):
+    """A top-level `check = ...` in a GPU-only cell silently replaces utils.check.check for every cell
+    below it, and the exercise cells then fail on a GPU only (03 did this once)."""
+    nb = nbformat.read(path, as_version=4)
+    imported: set[str] = set()
+    clashes = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        lines = cell.source.splitlines()
+        source = "\n".join(line for line in lines if not line.lstrip().startswith(("%", "!")))  # magics
+        names, assigned = _module_scope_names(ast.parse(source))
+        clashes += [f"cell {index}, line {line}: {name}" for name, line in assigned if name in imported]
+        imported |= names
+    assert not clashes, f"{_id(path)} assigns names that an earlier cell imported: {clashes}"
