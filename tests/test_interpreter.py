@@ -1,0 +1,83 @@
+"""utils.interpreter: the interpreter's set-up skipped when repeated inside a launch, and nothing else."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from utils.interpreter import install
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(
+    os.environ.get("TRITON_INTERPRET") != "1", reason="the interpreter runs only without a GPU here"
+)
+
+
+@triton.jit
+def _sums_of_tiles_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # tl.sum and tl.max are @triton.jit functions: each call used to patch triton.language again
+    total = 0.0
+    biggest = float("-inf")
+    for start in range(0, n, BLOCK):
+        offsets = start + tl.arange(0, BLOCK)
+        tile = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+        total += tl.sum(tile, axis=0)
+        biggest = tl.maximum(biggest, tl.max(tile, axis=0))
+    tl.store(out_ptr, total)
+    tl.store(out_ptr + 1, biggest)
+
+
+def _launch(n: int = 1000, block: int = 16) -> torch.Tensor:
+    x = torch.randn(n, generator=torch.Generator().manual_seed(n))
+    out = torch.empty(2)
+    _sums_of_tiles_kernel[(1,)](x, out, n, BLOCK=block)
+    return out
+
+
+def test_a_launch_patches_each_module_once_however_many_helpers_it_calls(monkeypatch):
+    from triton.runtime import interpreter
+
+    if tuple(int(part) for part in triton.__version__.split(".")[:2]) < (3, 6):
+        pytest.skip(f"triton {triton.__version__}: utils.interpreter was tried on 3.6 and newer only")
+    assert install(), (
+        f"triton {triton.__version__}'s interpreter no longer has the shape utils.interpreter expects"
+    )
+    walks = []
+    original = interpreter._patch_builtin
+    monkeypatch.setattr(interpreter, "_patch_builtin", lambda *a: walks.append(a[0]) or original(*a))
+    _launch(n=32)  # the first launch of a process patches a little less: Triton leaves some patches behind
+    walks.clear()
+    _launch(n=32)  # 2 trips: 4 helper calls
+    few = len(walks)
+    walks.clear()
+    _launch(n=1024)  # 64 trips: 128 helper calls
+    assert len(walks) == few, f"{len(walks)} walks of triton.language for 64 trips, {few} for 2"
+
+
+def test_a_launch_leaves_triton_language_as_it_found_it():
+    install()
+    before = {name: getattr(tl, name) for name in ("sum", "max", "load", "store", "arange")}
+    _launch()
+    assert {name: getattr(tl, name) for name in before} == before
+
+
+def test_results_are_bit_for_bit_those_of_the_plain_interpreter():
+    """The same kernels in a process without install(): every output equal to the last bit."""
+    script = (
+        "import json, os, sys; sys.path.insert(0, '.'); os.environ['TRITON_INTERPRET'] = '1'\n"
+        "from tests.test_interpreter import _launch\n"
+        "print(json.dumps([_launch(n, b).tolist() for n, b in ((1, 16), (1000, 16), (4099, 1024))]))"
+    )
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    plain = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    install()
+    mine = [_launch(n, b).tolist() for n, b in ((1, 16), (1000, 16), (4099, 1024))]
+    assert json.loads(plain.stdout) == mine
