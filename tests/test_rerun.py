@@ -1,23 +1,23 @@
-"""Re-running: every solution notebook survives a restart mid-way, and 'Run all' twice agrees with itself.
+"""Re-running: every solution notebook runs from a fresh kernel, and 'Run all' twice agrees with itself.
 
 This course is about stale state (an `out` that was not zeroed, a scratch buffer reused), so its notebooks
 must keep none of their own. For each notebook in solutions/, one kernel (started by nbclient) runs
 
-1. the first half of the code cells; then the kernel is restarted, as Kernel > Restart does;
-2. every cell from the top, which must run without an error: this is the run of solutions/ that nbval
+1. every cell from the top, which must run without an error: this is the run of solutions/ that nbval
    would otherwise make, so pytest's testpaths leave solutions/ to this file;
-3. every cell again in the same kernel, and each cell must print the same text as in step 2.
+2. every cell again in the same kernel, and each cell must print the same text as in step 1.
 
-Steps 2 and 3 each begin by seeding the global random generators (random, numpy, torch) alike, so cells
-that draw unseeded `torch.randn` data print the same numbers twice; any other difference is state that a
-run left behind. The text compared is stdout, stderr and the text/plain of results and displays, with
-memory addresses blanked. The comparison needs the interpreter (CI has no GPU): it runs programs in
-order, so atomics add up the same way twice, and it prints no timings. On a GPU both vary, so there
-the second run is only checked for errors.
+A restart (Kernel > Restart, then Run all) is step 1: a fresh kernel, and the notebooks keep nothing on
+disk between runs. Each step begins by seeding the global random generators (random, numpy, torch)
+alike, so cells that draw unseeded `torch.randn` data print the same numbers twice; any other difference
+is state that a run left behind. The text compared is stdout, stderr and the text/plain of results and
+displays, with memory addresses blanked. The comparison needs the interpreter (CI has no GPU): it runs
+programs in order, so atomics add up the same way twice, and it prints no timings. On a GPU both vary,
+so there the second run is only checked for errors.
 
 Learner notebooks (notebooks/) are these cells with the answers stubbed out; nbval runs each once from the
-top. Running them three more times here would add minutes of CI for the 'not attempted yet' branches,
-which print one line and keep no state.
+top. Running them twice more here would add minutes of CI for the 'not attempted yet' branches, which
+print one line and keep no state.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
@@ -68,7 +67,6 @@ class Run:
 class Session:
     name: str
     code_cells: list[str]  # the source of each code cell, by code-cell number (nbval's "Cell N")
-    restart_after: int  # how many code cells ran before the restart
     runs: list[Run]
 
 
@@ -96,15 +94,15 @@ def _first_line(source: str) -> str:
     return next((line for line in source.splitlines() if line.strip()), "")[:100]
 
 
-def _run(client: NotebookClient, nb, label: str, code_indices: list[int], seed: bool) -> Run:
-    """Execute the given code cells in order, as 'Run all' does: stop at the first error."""
+def _run(client: NotebookClient, nb, label: str, code_indices: list[int]) -> Run:
+    """Seed the generators, then execute the given code cells in order, as 'Run all' does: stop at the
+    first error."""
     run = Run(label)
-    if seed:
-        nb.cells.append(nbformat.v4.new_code_cell(SEED_CELL))  # execute_cell stores a cell at its index
-        try:
-            client.execute_cell(nb.cells[-1], len(nb.cells) - 1)
-        finally:
-            nb.cells.pop()
+    nb.cells.append(nbformat.v4.new_code_cell(SEED_CELL))  # execute_cell stores a cell at its index
+    try:
+        client.execute_cell(nb.cells[-1], len(nb.cells) - 1)
+    finally:
+        nb.cells.pop()
     for number, index in enumerate(code_indices):
         cell = nb.cells[index]
         try:
@@ -123,22 +121,18 @@ def _run(client: NotebookClient, nb, label: str, code_indices: list[int], seed: 
 
 @functools.cache
 def _session(path: Path) -> Session:
-    """Run the notebook half-way, restart, run it all twice; 2.5 executions serve both tests below."""
+    """Run the notebook twice in one fresh kernel; the two executions serve both tests below."""
     nb = nbformat.read(path, as_version=4)
     code = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
-    half = len(code) // 2
     client = NotebookClient(
         nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
     runs = []
     with client.setup_kernel():
-        runs.append(_run(client, nb, f"code cells 0-{half - 1}, before the restart", code[:half], seed=False))
-        run_sync(client.km.restart_kernel)(now=True)
-        run_sync(client.kc.wait_for_ready)(timeout=120)
-        runs.append(_run(client, nb, "Run all after the restart", code, seed=True))
+        runs.append(_run(client, nb, "Run all in a fresh kernel", code))
         if runs[-1].error is None:
-            runs.append(_run(client, nb, "Run all a second time in the same kernel", code, seed=True))
-    return Session(_name(path), [nb.cells[i].source for i in code], half, runs)
+            runs.append(_run(client, nb, "Run all a second time in the same kernel", code))
+    return Session(_name(path), [nb.cells[i].source for i in code], runs)
 
 
 class _RerunTests:
@@ -148,12 +142,10 @@ class _RerunTests:
 
     path: Path
 
-    def test_restart_mid_notebook_then_run_all(self):
+    def test_run_all_in_a_fresh_kernel(self):
         session = _session(self.path)
-        before, after = session.runs[:2]
-        assert before.error is None, f"{session.name}: {before.error}"
-        restarted = f"restarted after code cell {session.restart_after - 1}"
-        assert after.error is None, f"{session.name}, {restarted}: {after.error}"
+        first = session.runs[0]
+        assert first.error is None, f"{session.name}: {first.error}"
 
     def test_run_all_twice_prints_the_same(self):
         session = _session(self.path)
@@ -162,7 +154,7 @@ class _RerunTests:
             pytest.fail(f"{session.name} did not run twice: {errors[0]}")
         if not INTERPRETED:
             pytest.skip("on a GPU, timings and the order of atomic adds differ from run to run")
-        first, second = session.runs[1:]
+        first, second = session.runs
         differences = []
         for number, source in enumerate(session.code_cells):
             if first.texts[number] != second.texts[number]:
