@@ -89,11 +89,11 @@ no_driver = pytest.mark.skipif(_machine_has_nvidia_driver(), reason="this machin
 @no_driver
 def test_without_a_gpu_torch_is_the_cpu_build_and_the_command_says_so(tmp_path):
     out, pip = _run(tmp_path, gpu=False)
-    torch_call = f"-m pip install --quiet --index-url {CPU_INDEX} {_torch_line()}"
+    torch_call = f"-m pip install --quiet --no-compile --index-url {CPU_INDEX} {_torch_line()}"
     assert pip == [
         "-m pip install --quiet --upgrade pip",
         torch_call,  # before the requirements, so that they find torch there and keep it
-        "-m pip install --quiet -r requirements-test.txt",
+        "-m pip install --quiet --no-compile -r requirements-test.txt",
     ]
     notes = [line for line in out.splitlines() if "torch" in line]
     assert len(notes) == 1 and "No NVIDIA GPU" in notes[0] and "COURSE_TORCH=cuda" in notes[0], out
@@ -120,20 +120,23 @@ def test_a_torch_already_installed_is_left_to_pip_to_keep(tmp_path):
 )
 def test_otherwise_torch_comes_from_the_requirements_alone(tmp_path, machine):
     out, pip = _run(tmp_path, **machine)
-    assert pip == ["-m pip install --quiet --upgrade pip", "-m pip install --quiet -r requirements-test.txt"]
+    assert pip == [
+        "-m pip install --quiet --upgrade pip",
+        "-m pip install --quiet --no-compile -r requirements-test.txt",
+    ]
     assert "torch" not in out
 
 
 def test_course_torch_index_names_the_index(tmp_path):
     # as .ci/run reads it: on a GPU machine too, the index set wins
     out, pip = _run(tmp_path, gpu=True, COURSE_TORCH_INDEX="file:///wheelhouse")
-    assert pip[1] == f"-m pip install --quiet --index-url file:///wheelhouse {_torch_line()}"
+    assert pip[1] == f"-m pip install --quiet --no-compile --index-url file:///wheelhouse {_torch_line()}"
     assert "file:///wheelhouse" in out
 
 
 def test_course_torch_cpu_on_a_gpu_machine(tmp_path):
     _, pip = _run(tmp_path, gpu=True, COURSE_TORCH="cpu")
-    assert pip[1] == f"-m pip install --quiet --index-url {CPU_INDEX} {_torch_line()}"
+    assert pip[1] == f"-m pip install --quiet --no-compile --index-url {CPU_INDEX} {_torch_line()}"
 
 
 def test_a_misspelt_course_torch_stops_before_installing(tmp_path):
