@@ -134,8 +134,8 @@ FAMILIES = sorted({exercise.cases.__module__ for exercise in EXERCISES.values()}
 def _largest(cases: list[Case]) -> list[Case]:
     """The cases that are largest by some measure a prediction's memory grows with: elements, outputs,
     rows and columns. A prediction's arrays are the shape of the input or of out, or of rows by rows (a
-    race of rows), so the largest case by each of them is where its peak is, and predicting only these
-    keeps this test to a third of the time of the whole battery."""
+    race of rows), so the largest case by each of them is where its peak is. Predicting only these took
+    37 s of predictions instead of 59 s for the whole battery (two cores, 2026-12-03)."""
     measures = (
         lambda case: case.n,
         lambda case: math.prod(case.out_shape),
