@@ -121,7 +121,7 @@ def setup(verbose: bool = True) -> Course:
     if not on_gpu:
         from utils.interpreter import install
 
-        install()  # the same results, a quarter less time (utils/interpreter.py says why)
+        install()  # the same results, sooner (utils/interpreter.py says why)
     if on_gpu:
         major, minor = torch.cuda.get_device_capability()
         where = f"{torch.cuda.get_device_name()} (sm_{major}{minor}, driver {gpu_driver()})"
