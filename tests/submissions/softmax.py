@@ -264,7 +264,7 @@ def input_dtype_sum_kernel(x_ptr, out_ptr, n_cols, sx_row, sx_col, so_row, so_co
 def softmax_input_dtype_sum(x, out):
     n_rows, n_cols = x.shape
     args = (x, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1))
-    input_dtype_sum_kernel[(n_rows,)](*args, BLOCK=32)
+    input_dtype_sum_kernel[(n_rows,)](*args, BLOCK=128)
 
 
 CORRECT = [softmax, softmax_looped, softmax_rows, softmax_online]

@@ -80,5 +80,5 @@ WRONG = [
     (_online("no row offset"), "missing_row_offset"),
     (_online("unguarded"), "all_neg_inf_row"),
     (_online(n_cols_as_stride=True), "ignores_strides"),
-    (_online("sum in x's dtype", block=32), "fp16_accumulation"),
+    (_online("sum in x's dtype", block=128), "fp16_accumulation"),
 ]

@@ -57,7 +57,8 @@ MESSAGES = {
     "x.stride(1) to the kernel and use both in the offsets (a row stride is not n_cols, and the column "
     "stride is not 1, for every view).",
     "fp16_accumulation": "only float16 cases fail: the row's exponentials were summed in float16, whose "
-    "sum of many values near 1 stops growing at 2048 (and loses digits long before). Convert the "
+    "sum of many values near 1 stops growing at 2048 (and loses digits long before), and overflows "
+    "past 65,504. Convert the "
     "loaded tile with .to(tl.float32), compute in float32, and convert only what you store.",
     "all_neg_inf_row": "only the case with a row of -inf fails. A row with no finite entry is where a "
     "softmax without guards goes wrong: its max is -inf, and exp(-inf - (-inf)) is exp(NaN). This "
@@ -82,6 +83,9 @@ def _softmax_cases(large: bool) -> list[Case]:
         (33, 515, "positive", f32, "transposed"),  # just over a tile of 512
         (20, 700, "mixed", f16, "sliced"),
         (2, 16384, "negative", f16, "contiguous"),  # a long row: a float16 running sum loses digits
+        # every exponential is 1, so the row's sum, 65,600, passes float16's largest value (65,504): a
+        # float16 running sum overflows, whatever the tile (16384 columns show it at tiles of 32 only)
+        (1, 65600, "equal", f16, "contiguous"),
         (5, 130, "some -inf", f32, "contiguous"),
         (3, 64, "a row of -inf", f32, "contiguous"),
         (6, 300, "hot", f32, "contiguous"),  # exp overflows float32 without the shift
@@ -97,6 +101,8 @@ def _softmax_cases(large: bool) -> list[Case]:
             x = values(rows * cols, "mixed", seed).view(rows, cols)
             x[:, ::7] = NEG_INF
             x = x.to(dtype)
+        elif kind == "equal":
+            x = torch.zeros(rows, cols, dtype=dtype)
         elif kind == "a row of -inf":
             x = values(rows * cols, "mixed", seed).view(rows, cols)
             x[1] = NEG_INF
