@@ -142,8 +142,12 @@ def _largest(cases: list[Case]) -> list[Case]:
         lambda case: case.inputs[0].shape[0],
         lambda case: case.inputs[0].shape[-1],
     )
-    chosen = {id(max(cases, key=measure)): max(cases, key=measure) for measure in measures}
-    return list(chosen.values())
+    chosen: list[Case] = []
+    for measure in measures:
+        largest = max(cases, key=measure)
+        if all(largest is not case for case in chosen):
+            chosen.append(largest)
+    return chosen
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -12,6 +12,7 @@ import triton
 import triton.language as tl
 
 from utils.interpreter import install
+from utils.setup import _major_minor
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(
@@ -43,7 +44,7 @@ def _launch(n: int = 1000, block: int = 16) -> torch.Tensor:
 def test_a_launch_patches_each_module_once_however_many_helpers_it_calls(monkeypatch):
     from triton.runtime import interpreter
 
-    if tuple(int(part) for part in triton.__version__.split(".")[:2]) < (3, 6):
+    if _major_minor(triton.__version__) < (3, 6):
         pytest.skip(f"triton {triton.__version__}: utils.interpreter was tried on 3.6 and newer only")
     assert install(), (
         f"triton {triton.__version__}'s interpreter no longer has the shape utils.interpreter expects"

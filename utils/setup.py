@@ -118,16 +118,15 @@ def setup(verbose: bool = True) -> Course:
         os.environ["TRITON_INTERPRET"] = "1"
     import triton
 
-    if not on_gpu:
-        from utils.interpreter import install
-
-        install()  # the same results, sooner (utils/interpreter.py says why)
     if on_gpu:
         major, minor = torch.cuda.get_device_capability()
         where = f"{torch.cuda.get_device_name()} (sm_{major}{minor}, driver {gpu_driver()})"
         # The date too, so that a saved run (reference/, a screenshot) says when its figures were measured.
         mode = f"compiled GPU kernels | {datetime.date.today().isoformat()}"
     else:
+        from utils.interpreter import install
+
+        install()  # the same results, sooner (utils/interpreter.py says why)
         where = "CPU"
         reason = "TRITON_INTERPRET=1 was set" if forced else "no GPU found"
         mode = f"Triton interpreter ({reason}): kernels run on the CPU, one program after another"
