@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+from typing import Any
 
 # .patched: ids of the modules patched in the launch now running, or None; .modules_of: for each helper
 # called in that launch, the modules `_modules` found
@@ -96,8 +97,8 @@ def _skip_unread_overflow_checks(interpreter) -> None:
     import os
 
     builder = getattr(interpreter, "interpreter_builder", None)
-    options = getattr(builder, "options", None)
-    if os.environ.get("TRITON_INTERPRET") != "1" or not dataclasses.is_dataclass(options):
+    options: Any = getattr(builder, "options", None)  # a frozen dataclass, InterpreterOptions
+    if os.environ.get("TRITON_INTERPRET") != "1" or builder is None or not dataclasses.is_dataclass(options):
         return
     if getattr(options, "sanitize_overflow", False) and _int32_overflow_goes_unreported():
         builder.options = dataclasses.replace(options, sanitize_overflow=False)
