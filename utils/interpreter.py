@@ -96,7 +96,7 @@ def _skip_unread_overflow_checks(interpreter) -> None:
     import dataclasses
     import os
 
-    builder = getattr(interpreter, "interpreter_builder", None)
+    builder: Any = getattr(interpreter, "interpreter_builder", None)
     options: Any = getattr(builder, "options", None)  # a frozen dataclass, InterpreterOptions
     if os.environ.get("TRITON_INTERPRET") != "1" or not hasattr(options, "__dataclass_fields__"):
         return
