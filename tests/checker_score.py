@@ -24,7 +24,7 @@ from collections import Counter
 import tests.conftest  # noqa: F401  (first: one thread per process, the interpreter without a GPU)
 from tests.test_check import _has_submissions, _submissions
 from utils.check import ExerciseFailed, check
-from utils.exercises import EXERCISES
+from utils.checker.families import EXERCISES
 
 
 def _verdict(exercise_id: str, fn) -> tuple[str, list[str]]:

@@ -1,4 +1,5 @@
-"""utils.bounds: in the interpreter, a kernel reaching far outside its tensors raises instead of crashing.
+"""utils.checker.bounds: in the interpreter, a kernel reaching far outside its tensors raises instead of
+crashing.
 
 Never launch one of the far-reaching kernels below without guarded(): it would segfault pytest.
 """
@@ -10,8 +11,9 @@ import torch
 import triton
 import triton.language as tl
 
-from utils import bounds
-from utils.bounds import OutOfBoundsAccess, find_out_of_bounds, guarded
+from utils.checker import bounds
+from utils.checker.access import OutOfBoundsAccess, find_out_of_bounds
+from utils.checker.bounds import guarded
 from utils.setup import interpreting
 
 pytestmark = pytest.mark.skipif(not interpreting(), reason="the guard only acts in Triton's interpreter")

@@ -16,7 +16,7 @@ import triton
 import triton.language as tl
 
 from utils.check import ExerciseFailed, check
-from utils.exercises import EXERCISES
+from utils.checker.families import EXERCISES
 from utils.setup import runs_on_gpu
 
 
@@ -77,7 +77,7 @@ def test_a_mistake_no_run_shows_is_not_diagnosed(exercise_id, fn):
     check(exercise_id, fn)
 
 
-# notebook 02: the sum tolerance (utils.exercises.tolerance) admits fair orders of additions it did not
+# notebook 02: the sum tolerance (utils.checker.tolerance) admits fair orders of additions it did not
 # measure, and catches one element in a thousand left out of a sum that does not cancel
 def _rows(case):
     x = case.inputs[0].double()
@@ -258,10 +258,10 @@ def test_passing_the_kernel_instead_of_the_host_function_is_explained():
 
 def test_bit_identity_is_judged_on_the_largest_case_whose_sum_rounds():
     # Small integers add up exactly in any order, so a battery's integer case would let atomics repeat.
-    from utils.check import _repeat_case
+    from utils.checker.probes import repeat_case
 
     cases = EXERCISES["sum_one_launch"].cases(True)
-    chosen = _repeat_case(cases)
+    chosen = repeat_case(cases)
     assert not torch.equal(chosen.inputs[0], chosen.inputs[0].round())
     assert chosen.n == max(c.n for c in cases if not torch.equal(c.inputs[0], c.inputs[0].round()))
     assert cases[-1].n > 0 and torch.equal(cases[-1].inputs[0], cases[-1].inputs[0].round())
@@ -308,7 +308,7 @@ def _first_row_race(exercise, garbage: float, mixed: bool):
     """Runs of a softmax that stores every row into out's first row, as a GPU leaves it: one row's store
     stays there, here the middle row's (the interpreter keeps the last row's), or with `mixed` each
     element from another row (the programs' warps store at different times); the rest is garbage."""
-    from utils.diagnose import Run
+    from utils.checker.judge import Run
 
     runs = []
     for case in exercise.cases(False):
@@ -328,8 +328,9 @@ def test_a_race_too_large_to_predict_counts_neither_way(monkeypatch, cap, named,
     grow as rows^2 * cols). With a cap of 64 only the (3, 5) case predicts it: that case names the
     mistake, and the unpredicted cases do not stop it. With a cap of 0 no case predicts it, and it is
     not named on no evidence."""
-    from utils.diagnose import correct, diagnose
-    from utils.exercises import core as family
+    from utils.checker import model as family
+    from utils.checker.diagnose import diagnose
+    from utils.checker.judge import correct
 
     monkeypatch.setattr(family, "MAX_RACE_ELEMENTS", cap)
     exercise = EXERCISES["softmax"]
@@ -343,7 +344,8 @@ def test_a_race_too_large_to_predict_counts_neither_way(monkeypatch, cap, named,
 def test_a_race_won_element_by_element_is_named_on_a_gpu_only():
     """Row 0 mixed from several rows, the other rows left alone: a GPU's race (EACH_ELEMENT). The
     interpreter runs programs in order, so there the same result names no race."""
-    from utils.diagnose import correct, diagnose
+    from utils.checker.diagnose import diagnose
+    from utils.checker.judge import correct
 
     exercise = EXERCISES["softmax"]
     runs = _first_row_race(exercise, garbage=5364.082, mixed=True)
@@ -366,7 +368,7 @@ def _unlisted():
 @pytest.mark.parametrize("exercise_id, fn, kinds, codes", _unlisted())
 def test_a_mistake_nobody_listed_is_described_and_not_misnamed(exercise_id, fn, kinds, codes):
     """A mistake no prediction knows (tests/submissions/unlisted.py): caught; named only as one whose
-    effects it shares; and described by what utils.describe measured, which the report prints."""
+    effects it shares; and described by what utils.checker.describe measured, which the report prints."""
     with pytest.raises(ExerciseFailed) as excinfo:
         check(exercise_id, fn)
     failure = excinfo.value
@@ -377,7 +379,7 @@ def test_a_mistake_nobody_listed_is_described_and_not_misnamed(exercise_id, fn, 
 
 
 def test_right_partials_and_a_wrong_combine_are_told_apart():
-    """A two-stage sum whose stage 2 reads only its first block of partials: utils.stages finds the
+    """A two-stage sum whose stage 2 reads only its first block of partials: utils.checker.stages finds the
     partials right after launch 1, so the report says the error comes after them."""
     from tests.submissions.sum_two_stage import sum_two_stage_stage2_first_block_only
 

@@ -1,14 +1,15 @@
-"""Tests for utils.describe: each finding is said when its relation holds on every failing case, and
+"""Tests for utils.checker.describe: each finding is said when its relation holds on every failing case, and
 not said when it fails on one. The runs are made by hand (no kernel), so each relation is exact."""
 
 from __future__ import annotations
 
 import torch
 
-from utils.describe import describe, index_set
-from utils.diagnose import Run
-from utils.exercises import EXERCISES, Case
-from utils.exercises.core import values
+from utils.checker.data import values
+from utils.checker.describe import describe, index_set
+from utils.checker.families import EXERCISES
+from utils.checker.judge import Run
+from utils.checker.model import Case
 
 GARBAGE = -1234.0
 
@@ -162,7 +163,7 @@ def test_a_factor_is_read_off_the_large_values_and_holds_near_zero_ones():
 def test_runs_with_right_values_that_wrote_outside_out_are_not_described_as_wrong():
     """A copy without a mask on a GPU: every value right, the canaries around out overwritten. There is
     no wrong value to locate or relate, so the description says nothing of them, and does not fail."""
-    from utils import second_looks
+    from utils.checker import second_looks
 
     exercise = EXERCISES["copy"]
     runs = []

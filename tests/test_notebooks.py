@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from utils.exercises import EXERCISES
+from utils.checker.families import EXERCISES
 from utils.notebooks import learner_paths, solution_paths
 from utils.setup import SETUP_CELL
 

@@ -17,7 +17,8 @@ import textwrap
 
 import torch
 
-from utils.exercises.core import Case, sum_tolerance
+from utils.checker.model import Case
+from utils.checker.tolerance import sum_tolerance
 
 NO_GPU_NOTE = (
     "Benchmark skipped: no GPU here. In the interpreter a timing measures Python, not memory "
@@ -48,7 +49,7 @@ def gbps(fn, bytes_moved: int, check=None) -> float:
 
 def assert_sum(out: torch.Tensor, x: torch.Tensor) -> None:
     """out[0] against the float64 sum of x, within the checker's tolerance for a float32 sum of x's
-    length (utils.exercises.core.sum_tolerance); an AssertionError that says so otherwise."""
+    length (utils.checker.tolerance.sum_tolerance); an AssertionError that says so otherwise."""
     atol, rtol = sum_tolerance(Case("timed", (x.flatten(),), (1,)))
     torch.testing.assert_close(
         out.flatten()[0].double(),

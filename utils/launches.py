@@ -5,9 +5,9 @@
     seen.triton   # ['partial_sum_kernel', 'sum_partials_kernel']
     seen.torch    # ['aten.zero_.default'] and the like: each a launch of its own (or a memset)
 
-Notebook 07 uses it to show where a launcher's calls go, and the checker (utils.check) to hold a one-launch
-exercise to exactly one Triton launch and no torch operation. It counts the same way on a GPU and in the
-interpreter, because it counts requests rather than kernels: a Triton launch is a call of a
+Notebook 07 uses it to show where a launcher's calls go, and the checker (utils.checker.runner) to hold a
+one-launch exercise to exactly one Triton launch and no torch operation. It counts the same way on a GPU and
+in the interpreter, because it counts requests rather than kernels: a Triton launch is a call of a
 `@triton.jit` function's `run` (what `kernel[grid](...)` does, autotuned or not), and a torch operation
 is an ATen operation seen by a `TorchDispatchMode` that computes or writes values. Allocations
 (`torch.empty`: the caching allocator, no kernel), views and metadata are not counted, and neither are
@@ -110,7 +110,7 @@ def _jit_classes() -> list[type]:
 @contextlib.contextmanager
 def wrapped_launches(wrap):
     """Inside the block, every launch's `run` (see _jit_classes) is `wrap(original run)`: how this module
-    counts launches, and utils.stages looks at what each one left behind."""
+    counts launches, and utils.checker.stages looks at what each one left behind."""
     originals = {cls: cls.run for cls in _jit_classes()}
     for cls, original in originals.items():
         cls.run = wrap(original)
@@ -167,7 +167,7 @@ def _programs(grid, kwargs) -> int | None:
 @contextlib.contextmanager
 def limited_programs(limit: int):
     """Inside the block, a launch of more than `limit` programs raises TooManyPrograms instead of running.
-    The interpreter runs a kernel's programs one after another, about a millisecond each: utils.check
+    The interpreter runs a kernel's programs one after another, about a millisecond each: utils.checker.runner
     uses this to skip a case that would take minutes once the battery has already failed."""
 
     def wrap(original):

@@ -81,7 +81,7 @@ def interpreting() -> bool:
 
 def runs_on_gpu() -> bool:
     """Whether kernels compile for a GPU here: one is present and TRITON_INTERPRET=1 does not force the
-    interpreter. setup() decides with this, and so do utils.check and utils.kernels.load."""
+    interpreter. setup() decides with this, and so do utils.checker.runner and utils.kernels.load."""
     import torch
 
     return torch.cuda.is_available() and not interpreting()

@@ -272,5 +272,5 @@ WRONG = [
     (sum_two_stage_stage2_adds_onto_out, "stale_out"),
 ]
 if not runs_on_gpu():  # on a GPU the store past the scratch is an illegal address (the scratch is empty
-    # for N < 1024), which ends the process's CUDA context; utils.bounds stops it in the interpreter
+    # for N < 1024), which ends the process's CUDA context; utils.checker.bounds stops it in the interpreter
     WRONG.append((sum_two_stage_scratch_too_small, "out_of_bounds_access"))

@@ -1,7 +1,7 @@
 """Wrong submissions whose mistakes no exercise predicts: formula slips, rounding, indexing off by a row.
 
 The checker cannot name these mistakes, and must not name another: each is caught, its diagnosis is
-`wrong_values` alone (or a mistake its effects cannot be told from), and utils.describe states the
+`wrong_values` alone (or a mistake its effects cannot be told from), and utils.checker.describe states the
 effect listed beside it (a Finding's kind). tests/test_check.py runs them; the mistakes are of the
 classes a fresh set of learner solutions showed (issue 25), not copies of those solutions.
 

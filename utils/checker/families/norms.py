@@ -25,19 +25,18 @@ import math
 
 import torch
 
-from utils.exercises.core import (
-    FP32_EPS,
+from utils.checker.data import float16_exact, values
+from utils.checker.model import (
     POWERS_OF_TWO,
     Case,
     Exercise,
     Layout,
     Predictions,
-    float16_exact,
     mistakes,
     predict_computed,
     predict_missing_row_offset,
-    values,
 )
+from utils.checker.tolerance import FP32_EPS
 
 EPS = 1e-5
 # Other values of eps a learner may have copied (RMSNorm in LLaMA uses 1e-6; torch's rms_norm defaults to
@@ -179,7 +178,7 @@ def _norm_tolerance(case: Case) -> tuple[float, float]:
     return atol, rtol
 
 
-def _norm_predictions(case: Case) -> Predictions:
+def _norm_predictions(case: Case, on_gpu: bool) -> Predictions:
     x, weight = case.inputs[0].double(), case.inputs[1].double()
     bias = case.inputs[2].double() if len(case.inputs) == 3 else None
     centred = bias is not None

@@ -1,144 +1,20 @@
-"""Judging a learner's results and naming the mistake: the checker's engine, the same for every exercise.
+"""Naming the mistake: a mistake is named when one form of it explains every failing case and
+contradicts no passing one, the same for every exercise (`diagnose` says how).
 
-`utils.check` runs the learner's function on each case and hands the results here. A result is right
-when it agrees with the float64 reference within the exercise's tolerance and nothing around `out` or
-in the inputs changed. A wrong one is explained by effects only: each exercise predicts what its common
-mistakes would have produced on that case, by variant (utils.exercises.core), and a mistake is named
-when one variant explains every failing case and contradicts no passing one; a sharp explanation beats
-a broad one (a race, where any program may win). The mistakes this module names itself, whatever the
-exercise, are in ENGINE_MISTAKES; the exercises fill in their words ({reset}, {nan_hint}).
-
-Nothing here reads the learner's code.
+utils.checker.runner runs the learner's function on each case; utils.checker.judge says which runs
+are right and whether a prediction explains a run; each family predicts what its common mistakes would
+have produced (utils.checker.model). The mistakes named here whatever the exercise are in
+utils.checker.messages.ENGINE_MISTAKES. Nothing here reads the learner's code.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import torch
 
-if TYPE_CHECKING:
-    from utils.exercises.core import Case, Exercise
-
-SHARP = 2  # alternatives per case that a prediction may offer and still count as sharp (see diagnose)
-PREDICTED_UP_TO = 1 << 23  # elements: a larger case is predicted only when no smaller one fails (diagnose)
-
-ENGINE_MISTAKES = {
-    "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, or it was "
-    "never launched.",
-    "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
-    "their answer into out (destination-passing style), e.g. with "
-    "tl.store(out_ptr + offsets, ...).",
-    "out_of_bounds_write": "the kernel wrote outside out: a tl.store (or atomic) without mask=offsets < n, "
-    "or output offsets that run past the end.",
-    "out_of_bounds_access": "a tl.load, tl.store or atomic with offsets that run far past a tensor: a "
-    "missing mask (mask=offsets < n), a grid over the wrong axis (programs for "
-    "columns where the kernel takes a row per program, or triton.cdiv with the "
-    "wrong length), a wrong stride (a row stride used as a column stride, or one "
-    "counted in bytes), or a scratch smaller than the grid (torch.empty(n // "
-    "BLOCK_SIZE) for triton.cdiv(n, BLOCK_SIZE) programs).",
-    "varies_between_runs": "the values are wrong and change from one run to the next on the same input: "
-    "programs that race (several plain tl.store to one element, where an atomic or a "
-    "second stage must combine them), memory read before anything wrote it (a "
-    "torch.empty scratch read where no program stored), or state that one call leaves "
-    "for the next (a ticket or a workspace that is never reset).",
-    "out_of_bounds_read": "the result depends on memory beyond the end of the input: a tl.load without "
-    "mask=offsets < n (or offsets that run past the end).",
-    "stale_out": "the answer includes whatever out held before the launch: atomics add onto the old "
-    "contents, so reset out first ({reset}).",
-    "produced_nan": "the result is NaN: {nan_hint}",
-    "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
-    "on timing (atomics). Write partials to scratch and combine them in one program.",
-    "input_modified": "your kernel wrote into an input tensor: store into out_ptr, and only read x_ptr.",
-    "wrong_values": "the values are wrong, and none of the common mistakes explains them: compare your "
-    "kernel line by line with the pattern in the notebook.",
-}
-
-
-@dataclass
-class Run:
-    """One case run by the checker: what out held afterwards, and what else the call touched."""
-
-    case: Case
-    result: torch.Tensor  # out after the call, float64 on the CPU
-    expected: torch.Tensor  # float64 reference
-    garbage: float  # what out held before the call
-    canaries_intact: bool
-    inputs_intact: bool
-    returned: object
-    seed: int = 0  # the seed of its garbage and poison: a re-run with the same seed sees the same ones
-
-    @property
-    def untouched(self) -> bool:
-        return bool((self.result == self.garbage).all())
-
-
-def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False, slack=0.0):
-    """Element by element: does `got` match `want` within the exercise's tolerance (plus `slack`)?"""
-    if exercise.compare == "exact":
-        close = (got == want) | ((got - want).abs() <= slack)
-    elif exercise.compare == "elementwise":
-        close = torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=slack)
-    elif exercise.compare == "sum":
-        atol, rtol = exercise.tolerance(case)  # atol: one number, or one per element of out
-        atol = torch.as_tensor(atol, dtype=torch.float64).reshape(-1)
-        atol = atol if atol.numel() > 1 else atol[0]  # one per element of out: out's last (only) axis
-        close = (got - want).abs() <= atol + slack + rtol * want.abs()
-    else:  # Exercise checks this when it is made; a new kind of comparison must be added here
-        raise ValueError(f"exercise {exercise.id!r}: no comparison {exercise.compare!r}")
-    close = close & want.isfinite()
-    return close | (got == want) | (equal_nan & got.isnan() & want.isnan())  # == matches infinities
-
-
-def close(
-    exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False, slack=0.0
-) -> bool:
-    return got.shape == want.shape and bool(agree(exercise, case, got, want, equal_nan, slack).all())
-
-
-def stale_slack(run: Run) -> float:
-    """Rounding allowed when a result was accumulated in float32 on top of the garbage out held before."""
-    return 16 * torch.finfo(torch.float32).eps * math.sqrt(run.case.n + 1) * abs(run.garbage)
-
-
-def correct(exercise: Exercise, run: Run) -> bool:
-    return close(exercise, run.case, run.result, run.expected) and run.canaries_intact and run.inputs_intact
-
-
-def explains(
-    exercise: Exercise, run: Run, prediction: torch.Tensor | None, slack=0.0, each_element=False
-) -> bool:
-    """Does a predicted wrong result match what the learner's kernel produced?
-
-    `prediction` holds one or more alternatives, shape (alternatives, out.numel()) (utils.exercises.core);
-    it matches when any of them does. Elements an alternative marks UNWRITTEN must still hold the
-    garbage, or the exercise's identity where the host reset out first (0 for a sum, -inf for a max).
-    None, no prediction, is the right answer: it explains no failing run. `each_element`: every element
-    may match a different alternative (races with a winner per element, utils.exercises.core.EACH_ELEMENT);
-    an element that no alternative writes must then be left as it was.
-    """
-    from utils.exercises.core import PRODUCES_NAN
-
-    if prediction is None:
-        return False
-    result = run.result.reshape(-1)
-    alternatives = prediction.double().reshape(-1, result.numel())
-    unwritten = alternatives.isnan()  # UNWRITTEN is NaN (utils.exercises.core)
-    left_as_garbage = ((result == run.garbage) | ~unwritten).all(dim=1)
-    left_as_reset = ((result == exercise.identity) | ~unwritten).all(dim=1)
-    left = left_as_garbage | (left_as_reset if exercise.identity is not None else False)
-    written = agree(exercise, run.case, result.expand_as(alternatives), alternatives, slack=slack) | unwritten
-    written |= (alternatives == PRODUCES_NAN) & result.isnan()  # a NaN the mistake computes
-    if each_element:  # each element written by some alternative; one that none writes must be left alone
-        never_written = unwritten.all(dim=0)
-        untouched = result == run.garbage
-        if exercise.identity is not None:
-            untouched |= result == exercise.identity
-        return bool(((written & ~unwritten).any(dim=0) | (never_written & untouched)).all())
-    return bool((left & written.all(dim=1)).any())
+from utils.checker.judge import PREDICTED_UP_TO, SHARP, Run, close, explains, stale_slack
+from utils.checker.model import EACH_ELEMENT, Exercise, shows_on
 
 
 def _traits(
@@ -155,11 +31,11 @@ def _traits(
     That split alone proves little: any mistake that happens to spare the other cases makes it. So a trait
     names its code only when the effects agree with it too: not when the code has a prediction on a
     failing case and the trait has no probe (the prediction decides, in diagnose), not when an element
-    was never written, and not when utils.describe found a structure that a mistake of that kind cannot
-    make (`structural`: an exact relation such as a factor of n, or wrong elements laid out by blocks).
-    Last, `confirms(trait)` runs
-    the exercise's probe for the trait where it has one (utils.check: the failing case again, with values
-    on which the mistake would do no harm): the mistake is named only if the probe then passes."""
+    was never written, and not when utils.checker.describe found a structure that a mistake of that kind
+    cannot make (`structural`: an exact relation such as a factor of n, or wrong elements laid out by
+    blocks). Last, `confirms(trait)` runs the exercise's probe for the trait where it has one
+    (utils.checker.second_looks: the failing case again, with values on which the mistake would do no
+    harm): the mistake is named only if the probe then passes."""
     codes = []
     for trait, code in exercise.trait_mistakes.items():
         splits = (
@@ -198,10 +74,10 @@ def diagnose(
     case must predict it. Every mistake that passes is named; with none, the report shows the smallest
     failing case.
     `on_gpu`: the runs ran on a GPU, where programs that race may finish in any order.
-    `structural`: utils.describe found an effect that rules out the mistakes a trait names (see _traits);
+    `structural`: utils.checker.describe found an effect that rules out the mistakes a trait names (see
+    _traits);
     `confirms(trait)`: whether the exercise's probe for that trait agrees (see _traits).
     """
-    from utils.exercises.core import EACH_ELEMENT, shows_on
 
     def alternatives(prediction: torch.Tensor | None) -> int:
         return 0 if prediction is None else len(prediction)
@@ -222,7 +98,7 @@ def diagnose(
     decides = any(run.case.n <= PREDICTED_UP_TO for run in wrong_values)
     unpredicted = {id(run) for run in wrong_values + passing if decides and run.case.n > PREDICTED_UP_TO}
     predictions = {  # none at all where no value is wrong (only canaries or inputs): nothing to explain
-        id(run): {} if id(run) in unpredicted else exercise.predict(run.case)
+        id(run): {} if id(run) in unpredicted else exercise.predict(run.case, on_gpu)
         for run in (wrong_values + passing if wrong_values else [])
     }
     codes += _traits(exercise, failing, passing, wrong_values, predictions, structural, confirms)

@@ -12,11 +12,11 @@ from dataclasses import replace
 
 import torch
 
-from utils.exercises.core import (
+from utils.checker.data import vector_cases
+from utils.checker.messages import SUM_WORDS, TILE_MESSAGES
+from utils.checker.model import (
     INTERPRETER_ONLY,
     POWERS_OF_TWO,
-    SUM_WORDS,
-    TILE_MESSAGES,
     Case,
     Exercise,
     Predictions,
@@ -26,7 +26,6 @@ from utils.exercises.core import (
     predict_each,
     too_large_to_predict,
     unwritten,
-    vector_cases,
 )
 
 MESSAGES = {
@@ -157,7 +156,7 @@ def _relu_in_the_interpreter(case: Case, out: Predictions) -> None:
 def _cases(large: bool, arity: int) -> list[Case]:
     """The 1-D battery, out shaped like the input. With two inputs, the "large" case's second input takes
     the first one's signs: in float16 both overflow to inf of one sign, and their sum stays an infinity
-    that a prediction can hold (a NaN in a prediction means "never written", utils.exercises.core)."""
+    that a prediction can hold (a NaN in a prediction means "never written", utils.checker.model)."""
     cases = vector_cases(large, arity=arity, out_like_input=True)
     for i, case in enumerate(cases):
         if arity == 2 and case.name.endswith("large"):
@@ -177,7 +176,7 @@ def elementwise(
         cases=lambda large: _cases(large, arity),
         reference=op,
         compare="elementwise",
-        predictions=lambda case: _predictions(case, op, values or {}, extra),
+        predictions=lambda case, on_gpu: _predictions(case, op, values or {}, extra),
         mistakes=mistakes({**MESSAGES, **(messages or {})}, **SUM_WORDS),
     )
 

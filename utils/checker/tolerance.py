@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 if TYPE_CHECKING:
-    from utils.exercises.core import Case
+    from utils.checker.model import Case
 
 FP32_EPS = torch.finfo(torch.float32).eps
 MARGIN = 4.0  # over the worst fair order measured on the case's data

@@ -23,22 +23,20 @@ import math
 import numpy as np
 import torch
 
-from utils.exercises.core import (
+from utils.checker.data import float16_exact, values
+from utils.checker.messages import SUM_WORDS, TILE_MESSAGES
+from utils.checker.model import (
     ANY_ORDER,
     EACH_ELEMENT,
     POWERS_OF_TWO,
-    SUM_WORDS,
-    TILE_MESSAGES,
     UNWRITTEN,
     Case,
     Exercise,
     Layout,
     Predictions,
-    float16_exact,
     mistakes,
     predict,
     predict_each,
-    values,
 )
 
 MESSAGES = {
@@ -236,7 +234,7 @@ def _missing_rows_predictions(out: Predictions, sums: _Sums) -> None:
             predict(out, "missing_rows", variant, written)
 
 
-def _row_predictions(case: Case) -> Predictions:
+def _row_predictions(case: Case, on_gpu: bool) -> Predictions:
     x = case.inputs[0].double().numpy()
     rows, cols = x.shape
     sums = _Sums(x)

@@ -6,8 +6,8 @@
 
 A multi-stage reduction passes partials from one launch to the next through scratch tensors (or keeps
 them in a workspace, for a one-launch one). When only the final output is judged, a right stage 1
-followed by a wrong combine looks like any other wrong result. utils.check re-runs a failing case
-under `recording` and utils.describe compares each snapshot with the input's tiles
+followed by a wrong combine looks like any other wrong result. utils.checker.runner re-runs a failing case
+under `recording` and utils.checker.describe compares each snapshot with the input's tiles
 (`partials_finding`), so the report can say "the partials are right; the error comes after them".
 
 A snapshot is taken of every tensor argument of a launch that is not one of `known` (the inputs and
@@ -25,7 +25,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import _disable_current_modes
 
-from utils.exercises.core import padded, tiles
+from utils.checker.data import padded, tiles
 from utils.launches import wrapped_launches
 
 

@@ -1,31 +1,28 @@
 """What a wrong result is, measured from its effects alone: the checker's description of every failure.
 
-`utils.diagnose` names a mistake only when a prediction of it matches; learners make mistakes nobody
+`utils.checker.diagnose` names a mistake only when a prediction of it matches; learners make mistakes nobody
 listed, and then a name would be a guess. This module says instead what is true of the failing runs,
 computed from them: which elements are wrong or were never written (as index ranges, strides, rows or
 columns), which cases fail (a split by size), and how the wrong values relate to the right ones
-(utils.relations). Each sentence is checked against every failing case before it is said; a relation
+(utils.checker.relations). Each sentence is checked against every failing case before it is said; a relation
 that holds on some failing cases and not on others is not said. Nothing here reads the learner's code,
 and nothing here names a cause.
 
-utils.check prints these findings under every failing verdict, and tells utils.diagnose whether one of
-them is structural (Finding.structural), which keeps a trait (say, "only the float16 cases fail") from
-naming a mistake whose effects are something else.
+utils.checker.runner prints these findings under every failing verdict, and tells utils.checker.diagnose
+whether one of them is structural (Finding.structural), which keeps a trait (say, "only the float16 cases
+fail") from naming a mistake whose effects are something else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import torch
 
-from utils import relations
-from utils.diagnose import Run, agree, close
-from utils.relations import NAMED_CONSTANTS, Finding, reduced_length, wrong_mask
-
-if TYPE_CHECKING:
-    from utils.exercises.core import Exercise
+from utils.checker import relations
+from utils.checker.judge import Run, agree, close
+from utils.checker.model import Exercise
+from utils.checker.relations import NAMED_CONSTANTS, Finding, reduced_length, wrong_mask
 
 MAX_LISTED = 6  # indices or rows listed by name before "and k more"
 
@@ -163,7 +160,7 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
 
 # ----------------------------------------------------------------------------------------------------
 # Where the wrong values came from: another row, other inputs; and how_wrong, the value analyses in
-# order (utils.relations), the first that holds on every failing case
+# order (utils.checker.relations), the first that holds on every failing case
 
 
 def rows_close(got: torch.Tensor, want: torch.Tensor, half: bool) -> torch.Tensor:

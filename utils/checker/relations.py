@@ -1,11 +1,11 @@
-"""How the wrong values of failing runs relate to the right ones: the "how" half of utils.describe.
+"""How the wrong values of failing runs relate to the right ones: the "how" half of utils.checker.describe.
 
 Each analysis states one relation (a constant factor or one that follows the case's length, an offset,
 a function of the right value, the right value rounded to float16 or bfloat16 or wrapped like a small
 integer, another row's right values, the right answer for changed inputs, whole numbers like indices)
 and says it only if it holds on every wrong element of every failing case; otherwise the size of the
 errors. `Finding` is the form every description takes, here because this module is the lower of the
-two (utils.describe imports it from here).
+two (utils.checker.describe imports it from here).
 """
 
 from __future__ import annotations
@@ -13,14 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import torch
 
-from utils.diagnose import Run, agree
-
-if TYPE_CHECKING:
-    from utils.exercises.core import Exercise
+from utils.checker.judge import Run, agree
+from utils.checker.model import Exercise
 
 # How close a measured ratio or offset must be to a constant, relative to that constant, to be called it.
 RELATION_RTOL = 1e-4

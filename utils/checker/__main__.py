@@ -1,8 +1,8 @@
-"""`python -m utils.exercises`: the catalogue of exercises as a Markdown table (id, family, signature,
+"""`python -m utils.checker`: the catalogue of exercises as a Markdown table (id, family, signature,
 what it asks, the mistakes it diagnoses), for CONTRIBUTING.md and for instructors choosing exercises."""
 
-from utils.diagnose import ENGINE_MISTAKES
-from utils.exercises import EXERCISES
+from utils.checker.families import EXERCISES
+from utils.checker.messages import ENGINE_MISTAKES
 
 
 def catalogue() -> str:

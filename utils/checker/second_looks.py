@@ -1,35 +1,33 @@
 """The checker's second looks at a failing case, each a re-run that settles one question by its effects.
 
-- `described`: utils.describe's findings, guarded so that a bug in describing never hides a verdict;
+- `described`: utils.checker.describe's findings, guarded so that a bug in describing never hides a verdict;
 - `partials`: for a reduction of a 1-D input, the smallest failing case of several tiles run again with
-  each launch's scratch recorded (utils.stages): right partials put the error after them;
+  each launch's scratch recorded (utils.checker.stages): right partials put the error after them;
 - `order`: in the interpreter, a failing case run again with the programs in the reverse order: a result
   that changes depends on the order the programs run in;
 - `probe_confirms`: a trait's probe (Exercise.trait_probes), the failing case again with values on which
   the trait's mistake does no harm.
 
-Each takes `rerun(case, seed, stages=None) -> Run` from utils.check (one call inside guard zones); a
+Each takes `rerun(case, seed, stages=None) -> Run` from utils.checker.runner (one call inside guard zones); a
 re-run that raises gives no evidence either way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from utils.describe import Finding, describe
-from utils.diagnose import Run, close, correct
-from utils.stages import Stage, partials_finding, programs_reversed
+from utils.checker.describe import Finding, describe
+from utils.checker.judge import Run, close, correct
+from utils.checker.model import Exercise
+from utils.checker.stages import Stage, partials_finding, programs_reversed
 
-if TYPE_CHECKING:
-    from utils.exercises import Exercise
-
-Rerun = Callable[..., Run]  # rerun(case, seed, stages=None): utils.check._run, bound to fn and device
+# rerun(case, seed, stages=None): utils.checker.runner._run, bound to fn and device
+Rerun = Callable[..., Run]
 
 
 def described(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[Finding]:
-    """utils.describe's findings; should describing itself fail, none (the verdict stands without them),
-    and a line that says so, so that the failure is seen and reported rather than hidden."""
+    """utils.checker.describe's findings; should describing itself fail, none (the verdict stands without
+    them), and a line that says so, so that the failure is seen and reported rather than hidden."""
     try:
         return describe(exercise, runs, failing)
     except Exception as error:  # a bug of the checker's: the learner's verdict must not be lost to it
@@ -38,7 +36,7 @@ def described(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[F
 
 def partials(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run]) -> list[Finding]:
     """For a reduction of a 1-D input: the smallest failing case of several tiles run again, each launch's
-    scratch recorded (utils.stages); a scratch that holds the right partials says that the error comes
+    scratch recorded (utils.checker.stages); a scratch that holds the right partials says that the error comes
     after them."""
     whole = [r for r in failing if r.case.inputs[0].dim() == 1 and r.result.numel() == 1 and r.case.n > 64]
     if not whole:
@@ -70,7 +68,7 @@ def _smallest(failing: list[Run], count: int) -> list[Run]:
 
 def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run]) -> list[Finding]:
     """In the interpreter, the two smallest failing cases run again with the programs in the reverse order
-    (utils.stages.programs_reversed): a result that changes shows programs that race."""
+    (utils.checker.stages.programs_reversed): a result that changes shows programs that race."""
     for run in _smallest(failing, 2):
         with programs_reversed() as reversed_order:
             if not reversed_order:
@@ -94,7 +92,8 @@ def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run])
 
 def probe_confirms(exercise: Exercise, rerun: Rerun, failing: list[Run], trait: str) -> bool:
     """Whether the learner's function passes the trait's probe on the two smallest failing cases (True
-    where the exercise has no probe for the trait: the other conditions of utils.diagnose._traits decide)."""
+    where the exercise has no probe for the trait: the other conditions of utils.checker.diagnose._traits
+    decide)."""
     probe = exercise.trait_probes.get(trait)
     if probe is None:
         return True

@@ -22,9 +22,10 @@ from dataclasses import replace
 
 import torch
 
-from utils.exercises.core import (
+from utils.checker.data import values
+from utils.checker.messages import TILE_MESSAGES
+from utils.checker.model import (
     POWERS_OF_TWO,
-    TILE_MESSAGES,
     Case,
     Exercise,
     Layout,
@@ -32,7 +33,6 @@ from utils.exercises.core import (
     mistakes,
     predict_computed,
     predict_missing_row_offset,
-    values,
 )
 
 MESSAGES = {
@@ -170,7 +170,7 @@ def _guarded_shift(m: torch.Tensor) -> torch.Tensor:
 GUARDS = {False: "no guard on the division", True: "the division guarded (0 where the sum is 0)"}
 
 
-def _softmax_predictions(case: Case) -> Predictions:
+def _softmax_predictions(case: Case, on_gpu: bool) -> Predictions:
     x64 = case.inputs[0].double()
     x = case.inputs[0].float()  # what a kernel computes with: float32
     rows, cols = x.shape
@@ -216,11 +216,11 @@ ONLINE_MESSAGES = {
 }
 
 
-def _online_predictions(case: Case) -> Predictions:
+def _online_predictions(case: Case, on_gpu: bool) -> Predictions:
     """The softmax's predictions, and a running sum never rescaled: for tiles of b columns,
     s = sum over tiles t of sum(exp(x_t - M_t)), with M_t the running max after tile t, and
     out = exp(x - M) / s with M the row's max."""
-    out = _softmax_predictions(case)
+    out = _softmax_predictions(case, on_gpu)
     x = case.inputs[0].float()
     rows, cols = x.shape
     e = torch.exp(x - _guarded_shift(x.max(dim=1, keepdim=True).values))

@@ -1,6 +1,6 @@
 """What a learner's exception or far-out access means: the checker's words for errors raised in a call.
 
-utils.check catches what the learner's host function or kernel raises and reports it with these
+utils.checker.runner catches what the learner's host function or kernel raises and reports it with these
 sentences: the error's own text (and its causes', since Triton wraps the compiler's message), and a hint
 where the text matches an error the course teaches (a tile sent to a scalar pointer, a float16 overflow
 in the interpreter, a Python global read in a kernel, tiles whose shapes do not line up, a grid that is
@@ -10,13 +10,9 @@ not a tuple, an illegal memory access on a GPU).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from utils.bounds import OutOfBoundsAccess
-
-if TYPE_CHECKING:
-    from utils.exercises import Case, Exercise
-
+from utils.checker.access import OutOfBoundsAccess
+from utils.checker.model import Case, Exercise
 
 # Errors the course teaches, recognised by what Triton says (the error and its causes, any version), and
 # the sentence that points the learner to where the notebooks explain them.
@@ -64,7 +60,7 @@ def error_text(error: BaseException) -> str:
 
 
 def out_of_bounds_report(exercise: Exercise, case: Case, far_out: OutOfBoundsAccess) -> str:
-    """A far-out access, caught by utils.bounds before it could crash the interpreter."""
+    """A far-out access, caught by utils.checker.bounds before it could crash the interpreter."""
     return (
         f"{exercise.id}: on case '{case.name}' your kernel reached memory far outside its tensors, "
         f"and the checker stopped it before it could crash Python:\n    {far_out}\n"

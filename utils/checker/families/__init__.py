@@ -1,0 +1,45 @@
+"""The course's exercises, by family: ids, signatures, batteries, float64 references and predictions.
+
+Every exercise is a host function in destination-passing style, `fn(*inputs, out) -> None`, that launches
+the learner's kernel and writes the answer into `out`. utils.checker.runner runs it on the battery built
+here.
+
+A diagnosis is judged by effects only: for a wrong result each family computes what its common mistakes
+*would* have produced on that case (padding lanes with the wrong `other=`, forgetting `pid * BLOCK_SIZE`,
+reducing only the first tile, squaring after the sum, ...), and utils.checker.diagnose names the mistakes
+one of whose forms (variants) explains every failing case and contradicts no passing one. Nothing here
+looks at the learner's code.
+
+One module per family, each owning its cases, predictions, messages and entries: `elementwise` (01),
+`sums` (02, 07) and `extremes` (03), which share `reductions`; `transforms` (04, 07: the norms and
+the count, with `lossy`), with `logsumexp` and `mean_var` (06) sharing its messages; `rows` (05),
+`softmax` (08, the capstone), `norms` (09). What
+they share is in utils.checker.model (the types), utils.checker.data (input data) and
+utils.checker.messages; the mistakes any exercise can make (never written, out of bounds, ...) belong to
+the checker. CONTRIBUTING.md says how to add an exercise.
+"""
+
+from utils.checker.families import (
+    elementwise,
+    extremes,
+    logsumexp,
+    mean_var,
+    norms,
+    rows,
+    softmax,
+    sums,
+    transforms,
+)
+from utils.checker.model import Exercise, registry
+
+EXERCISES: dict[str, Exercise] = registry(
+    *elementwise.EXERCISES,
+    *sums.EXERCISES,
+    *extremes.EXERCISES,
+    *transforms.EXERCISES,
+    *logsumexp.EXERCISES,
+    *mean_var.EXERCISES,
+    *rows.EXERCISES,
+    *softmax.EXERCISES,
+    *norms.EXERCISES,
+)

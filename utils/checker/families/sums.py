@@ -1,0 +1,173 @@
+"""The sums (notebooks 02 and 07): sum_atomic, sum_two_stage and sum_one_launch, and the mistakes only a
+sum makes, on top of the shared predictions (utils.checker.families.reductions)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import torch
+
+from utils.checker.data import describe, float16_exact, tiles, vector_cases, vector_sizes
+from utils.checker.families.reductions import scalar_predictions, total
+from utils.checker.judge import PREDICTED_UP_TO
+from utils.checker.messages import ONE_LAUNCH_MESSAGES, SUM_WORDS, TILE_MESSAGES
+from utils.checker.model import (
+    ANY_ORDER,
+    POWERS_OF_TWO,
+    Case,
+    Exercise,
+    Predictions,
+    mistakes,
+    predict,
+    predict_each,
+)
+
+# Grids a persistent (grid-stride) kernel may be launched on: a fixed count, or min(count, tiles);
+# 108, 132 and 264: programs per SM of an A100, an H200, two per SM of an H200. Tiles from 32 up.
+PERSISTENT_PROGRAMS = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 32, 40, 64, 100, 108, 128, 132, 256, 264, 512, 1024)
+_PERSISTENT_BLOCKS = [b for b in POWERS_OF_TWO if b >= 32]
+# Tiles a stage-2 race may leave on the GPU's large cases: block sizes past POWERS_OF_TWO (a stage-1
+# tile of b elements times a stage-2 block of b2 partials).
+_LARGE_TILES = [2**k for k in range(17, 23)]
+_FLOAT32_MAX = torch.finfo(torch.float32).max
+
+
+def _sum_cases(large: bool) -> list[Case]:
+    """The vector cases, whose values float16 cannot hold exactly (trait "fp16_inexact"), and small odd
+    integers that float16 holds exactly, partial sums included: only those pass with an fp16 accumulator.
+    Their N is odd and over 32768, so every other mistake changes them too (any tail holds an odd number
+    of odd values, so it never sums to 0)."""
+    cases = [replace(case, traits=case.traits | {"fp16_inexact"}) for case in vector_cases(large)]
+    sizes = [40_001] + ([2**20 + 1] if large else [])
+    for i, n in enumerate(sizes):
+        g = torch.Generator().manual_seed(4_000 + i)
+        odd = torch.tensor([-3.0, -1.0, 1.0, 3.0])[torch.randint(0, 4, (n,), generator=g)]
+        cases.append(Case(describe(n, "odd integers -3..3"), (odd,), (1,)))
+    return cases
+
+
+def _sum_predictions(case: Case, on_gpu: bool) -> Predictions:
+    """scalar_predictions for a sum, plus what only a sum shows: x * x summed, out left at 0, a
+    grid-stride loop that steps by one tile (tile t is added once by each program p <= t), and a plain
+    tl.store from a persistent kernel (the last program's partial over its stride of tiles survives)."""
+    out = scalar_predictions(case, "sum")
+    x = case.inputs[0].double()
+    n = x.numel()
+    expected = x.sum()
+    squares = x * x
+    if squares.sum() != expected:  # float32 squares overflow to inf past 1.8e19
+        overflows = squares.max() > _FLOAT32_MAX or squares.sum() > _FLOAT32_MAX
+        predict(out, "summed_squares", None, math.inf if overflows else squares.sum())
+    if expected != 0:
+        predict(out, "zeroed_after_launch", None, 0.0)
+    # The battery's largest N that the checker predicts (utils.checker.judge.PREDICTED_UP_TO; see _sum_cases)
+    largest = max(size for size, _ in vector_sizes(on_gpu) if size <= PREDICTED_UP_TO)
+    programs = torch.tensor(PERSISTENT_PROGRAMS)
+    for b in _PERSISTENT_BLOCKS + (_LARGE_TILES if n > POWERS_OF_TWO[-1] else []):
+        grid = -(-n // b)
+        sums = tiles(x, b, 0.0).sum(1)  # one partial per tile
+        if b > POWERS_OF_TWO[-1]:  # only a stage-2 race makes tiles this large
+            if grid > 1:
+                predict(out, "store_race", b, sums[-1])
+                if on_gpu:
+                    predict_each(out, "store_race", (b, ANY_ORDER), sums)
+            continue
+        # Stepping by one tile: tile t is summed by programs 0 .. min(t, P - 1).
+        counts = torch.minimum(torch.arange(1, grid + 1).unsqueeze(0), programs.unsqueeze(1))
+        stepped = (counts * sums).sum(1, keepdim=True)
+        if grid > 1:
+            per_tile = (torch.arange(1, grid + 1) * sums).sum()  # a grid of one program per tile
+            predict_each(out, "grid_stride_by_tile", (b, "a program per tile"), per_tile.reshape(1, 1))
+        # A persistent kernel's plain store: program p summed tiles p, p + P, ..., and the last program's
+        # partial stays (on a GPU, any program's). Launched on min(P, tiles) programs, or on P: then with
+        # P > tiles the programs past the tiles summed nothing (0.0). A grid so large that its last
+        # program idles on every case of the battery leaves out at 0.0 everywhere in the interpreter:
+        # that is zeroed_after_launch's effect, whose sentence names it, so the race is not predicted.
+        zero = sums.new_zeros(1)
+        for i, p in enumerate(PERSISTENT_PROGRAMS):
+            if grid > 1:
+                predict_each(out, "grid_stride_by_tile", (b, p), stepped[i : i + 1])
+            if (p - 1) * b >= largest:
+                continue
+            if p > grid:  # one tile per program: the plain race's last tile, or an idle program's 0.0
+                last, partials = torch.cat([zero, sums[-1:]]), torch.cat([sums, zero])
+            else:
+                partials = torch.cat([sums, sums.new_zeros(-grid % p)]).view(-1, p).sum(0)
+                last = partials[-1:]
+            predict_each(out, "store_race", (b, p, "persistent"), last.reshape(-1, 1))
+            if on_gpu:
+                predict_each(out, "store_race", (b, p, "persistent", ANY_ORDER), partials.reshape(-1, 1))
+    return out
+
+
+SUM_MESSAGES = {
+    **TILE_MESSAGES,
+    "fp16_accumulation": "the small integers, which float16 holds exactly (their partial sums too), pass, "
+    "and only cases whose values it cannot hold fail: the sum went through float16 (an fp16 accumulator, "
+    "a .to(tl.float16), or a float16 scratch for the partials), which keeps 11 significant bits and "
+    "overflows past 65504. Load, accumulate and keep the partials in float32.",
+    "grid_stride_by_tile": "tiles were added more than once, the later ones most: the grid-stride loop "
+    "steps by one tile, so program p sums tile p and every tile after it. Step by the whole grid: "
+    "range(pid * BLOCK_SIZE, n, tl.num_programs(0) * BLOCK_SIZE).",
+    "summed_squares": "out holds the sum of x * x, not of x: sum the loaded values themselves "
+    "(tl.sum(x, axis=0)).",
+    "zeroed_after_launch": "out holds 0.0 on every case: it was reset after the kernel had added into it "
+    "({reset}, not after it), or the last plain tl.store into it came from a program with "
+    "nothing to sum (a grid of more programs than tiles): combine the programs' partials instead, with an "
+    "atomic or through a scratch and a second stage.",
+}
+
+
+def _sum_total(id, signature, description, hint, **fields) -> Exercise:
+    """A sum over the whole input, with the sums' own battery, predictions and messages."""
+    return total(
+        id,
+        signature,
+        description,
+        hint,
+        op="sum",
+        cases=_sum_cases,
+        predictions=_sum_predictions,
+        mistakes=mistakes(SUM_MESSAGES, **SUM_WORDS),
+        trait_mistakes={"fp16_inexact": "fp16_accumulation"},
+        trait_probes={"fp16_inexact": float16_exact},
+        **fields,
+    )
+
+
+EXERCISES = [
+    _sum_total(
+        "sum_atomic",
+        "sum_atomic(x, out)",
+        "out[0] = sum(x): tl.sum per program, one tl.atomic_add each",
+        "start from the sum_atomic of section 3 (for exercise 1, from what the checker said about "
+        "broken_sum); watch what a masked lane adds to the sum, and what out holds before the first "
+        "atomic add.",
+    ),
+    _sum_total(
+        "sum_two_stage",
+        "sum_two_stage(x, out)",
+        "out[0] = sum(x) without atomics: partials to scratch, one program combines them; bit-identical",
+        "start from sum_persistent_kernel for stage 1; watch that no atomic is left, that stage 2's "
+        "one program covers every partial however many programs stage 1 had, and that it adds them in "
+        "the same order every run.",
+        repeats=5,
+    ),
+    replace(
+        _sum_total(
+            "sum_one_launch",
+            "sum_one_launch(x, out)",
+            "out[0] = sum(x) in one launch: partials to a workspace, an atomic ticket, the last program "
+            "combines in a fixed order and resets the ticket; bit-identical, right when called twice",
+            "start from max_one_launch (section 3's ticket, in four steps) with a sum in place of the "
+            "max; watch the order of the steps: a partial stored after its ticket is drawn, or a "
+            "ticket never reset, is wrong on one of two calls in a row.",
+            repeats=5,
+        ),
+        one_launch=True,
+        mistakes=mistakes(
+            {**SUM_MESSAGES, **ONE_LAUNCH_MESSAGES}, **SUM_WORDS, finish="a torch.sum of the partials"
+        ),
+    ),
+]

@@ -1,0 +1,105 @@
+"""Judging a learner's results: right or wrong within the tolerance, and does a prediction explain them.
+
+utils.checker.runner runs the learner's function on each case and hands the results here. A result is right
+when it agrees with the float64 reference within the exercise's tolerance and nothing around `out` or
+in the inputs changed. A wrong one is explained by effects only: each exercise predicts what its common
+mistakes would have produced on that case, by variant (utils.checker.model), and a mistake is named
+when one variant explains every failing case and contradicts no passing one; a sharp explanation beats
+a broad one (a race, where any program may win). The mistakes this module names itself, whatever the
+exercise, are in ENGINE_MISTAKES; the exercises fill in their words ({reset}, {nan_hint}).
+
+Nothing here reads the learner's code.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from utils.checker.model import PRODUCES_NAN, Case, Exercise
+
+SHARP = 2  # alternatives per case that a prediction may offer and still count as sharp (see diagnose)
+PREDICTED_UP_TO = 1 << 23  # elements: a larger case is predicted only when no smaller one fails (diagnose)
+
+
+@dataclass
+class Run:
+    """One case run by the checker: what out held afterwards, and what else the call touched."""
+
+    case: Case
+    result: torch.Tensor  # out after the call, float64 on the CPU
+    expected: torch.Tensor  # float64 reference
+    garbage: float  # what out held before the call
+    canaries_intact: bool
+    inputs_intact: bool
+    returned: object
+    seed: int = 0  # the seed of its garbage and poison: a re-run with the same seed sees the same ones
+
+    @property
+    def untouched(self) -> bool:
+        return bool((self.result == self.garbage).all())
+
+
+def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False, slack=0.0):
+    """Element by element: does `got` match `want` within the exercise's tolerance (plus `slack`)?"""
+    if exercise.compare == "exact":
+        close = (got == want) | ((got - want).abs() <= slack)
+    elif exercise.compare == "elementwise":
+        close = torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=slack)
+    elif exercise.compare == "sum":
+        atol, rtol = exercise.tolerance(case)  # atol: one number, or one per element of out
+        atol = torch.as_tensor(atol, dtype=torch.float64).reshape(-1)
+        atol = atol if atol.numel() > 1 else atol[0]  # one per element of out: out's last (only) axis
+        close = (got - want).abs() <= atol + slack + rtol * want.abs()
+    else:  # Exercise checks this when it is made; a new kind of comparison must be added here
+        raise ValueError(f"exercise {exercise.id!r}: no comparison {exercise.compare!r}")
+    close = close & want.isfinite()
+    return close | (got == want) | (equal_nan & got.isnan() & want.isnan())  # == matches infinities
+
+
+def close(
+    exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False, slack=0.0
+) -> bool:
+    return got.shape == want.shape and bool(agree(exercise, case, got, want, equal_nan, slack).all())
+
+
+def stale_slack(run: Run) -> float:
+    """Rounding allowed when a result was accumulated in float32 on top of the garbage out held before."""
+    return 16 * torch.finfo(torch.float32).eps * math.sqrt(run.case.n + 1) * abs(run.garbage)
+
+
+def correct(exercise: Exercise, run: Run) -> bool:
+    return close(exercise, run.case, run.result, run.expected) and run.canaries_intact and run.inputs_intact
+
+
+def explains(
+    exercise: Exercise, run: Run, prediction: torch.Tensor | None, slack=0.0, each_element=False
+) -> bool:
+    """Does a predicted wrong result match what the learner's kernel produced?
+
+    `prediction` holds one or more alternatives, shape (alternatives, out.numel()) (utils.checker.model);
+    it matches when any of them does. Elements an alternative marks UNWRITTEN must still hold the
+    garbage, or the exercise's identity where the host reset out first (0 for a sum, -inf for a max).
+    None, no prediction, is the right answer: it explains no failing run. `each_element`: every element
+    may match a different alternative (races with a winner per element, utils.checker.model.EACH_ELEMENT);
+    an element that no alternative writes must then be left as it was.
+    """
+    if prediction is None:
+        return False
+    result = run.result.reshape(-1)
+    alternatives = prediction.double().reshape(-1, result.numel())
+    unwritten = alternatives.isnan()  # UNWRITTEN is NaN (utils.checker.model)
+    left_as_garbage = ((result == run.garbage) | ~unwritten).all(dim=1)
+    left_as_reset = ((result == exercise.identity) | ~unwritten).all(dim=1)
+    left = left_as_garbage | (left_as_reset if exercise.identity is not None else False)
+    written = agree(exercise, run.case, result.expand_as(alternatives), alternatives, slack=slack) | unwritten
+    written |= (alternatives == PRODUCES_NAN) & result.isnan()  # a NaN the mistake computes
+    if each_element:  # each element written by some alternative; one that none writes must be left alone
+        never_written = unwritten.all(dim=0)
+        untouched = result == run.garbage
+        if exercise.identity is not None:
+            untouched |= result == exercise.identity
+        return bool(((written & ~unwritten).any(dim=0) | (never_written & untouched)).all())
+    return bool((left & written.all(dim=1)).any())

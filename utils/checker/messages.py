@@ -1,0 +1,81 @@
+"""The sentences a learner reads: the checker's own mistakes, and those several families share.
+
+A family's own messages live with its predictions (utils.checker.families); `model.mistakes` fills
+in each exercise's words ({identity}, {reset}, {nan_hint}, ...).
+"""
+
+ENGINE_MISTAKES = {
+    "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, or it was "
+    "never launched.",
+    "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
+    "their answer into out (destination-passing style), e.g. with "
+    "tl.store(out_ptr + offsets, ...).",
+    "out_of_bounds_write": "the kernel wrote outside out: a tl.store (or atomic) without mask=offsets < n, "
+    "or output offsets that run past the end.",
+    "out_of_bounds_access": "a tl.load, tl.store or atomic with offsets that run far past a tensor: a "
+    "missing mask (mask=offsets < n), a grid over the wrong axis (programs for "
+    "columns where the kernel takes a row per program, or triton.cdiv with the "
+    "wrong length), a wrong stride (a row stride used as a column stride, or one "
+    "counted in bytes), or a scratch smaller than the grid (torch.empty(n // "
+    "BLOCK_SIZE) for triton.cdiv(n, BLOCK_SIZE) programs).",
+    "varies_between_runs": "the values are wrong and change from one run to the next on the same input: "
+    "programs that race (several plain tl.store to one element, where an atomic or a "
+    "second stage must combine them), memory read before anything wrote it (a "
+    "torch.empty scratch read where no program stored), or state that one call leaves "
+    "for the next (a ticket or a workspace that is never reset).",
+    "out_of_bounds_read": "the result depends on memory beyond the end of the input: a tl.load without "
+    "mask=offsets < n (or offsets that run past the end).",
+    "stale_out": "the answer includes whatever out held before the launch: atomics add onto the old "
+    "contents, so reset out first ({reset}).",
+    "produced_nan": "the result is NaN: {nan_hint}",
+    "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
+    "on timing (atomics). Write partials to scratch and combine them in one program.",
+    "input_modified": "your kernel wrote into an input tensor: store into out_ptr, and only read x_ptr.",
+    "wrong_values": "the values are wrong, and none of the common mistakes explains them: compare your "
+    "kernel line by line with the pattern in the notebook.",
+}
+
+
+# The mistakes of tiling a 1-D input, shared by the elementwise, total and transform families.
+TILE_MESSAGES = {
+    "wrong_sentinel": "the masked lanes past the end changed the result: other= must be the identity of "
+    "the operation ({identity}).",
+    "missing_program_offset": "every program worked on the first tile (or on a window that pid alone "
+    "shifts): the offsets are missing pid * BLOCK_SIZE (pid = tl.program_id(0)).",
+    "first_tile_only": "only the first tile (a power-of-two prefix of the input) was reduced: a grid of one "
+    "program without a loop, offsets missing pid * BLOCK_SIZE, or a second stage that "
+    "reads only its first block of partials.",
+    "tail_not_processed": "the last, partial tile was skipped: the grid must be triton.cdiv(n, BLOCK_SIZE), "
+    "not n // BLOCK_SIZE.",
+    "grid_block_mismatch": "the grid and the kernel disagree on BLOCK_SIZE: the launch made "
+    "triton.cdiv(n, B) programs for a larger B than the kernel's tiles, so the end of x was never "
+    "covered. Use one BLOCK_SIZE for both: kernel[(triton.cdiv(n, BLOCK_SIZE),)](..., "
+    "BLOCK_SIZE=BLOCK_SIZE).",
+    "store_race": "out holds one program's partial, not all of them combined: several programs wrote the "
+    "same element with a plain tl.store, and only the last writer's value survives. Combine "
+    "them with an atomic (into an out reset before the launch), or store one partial per "
+    "program to scratch and reduce the partials in a second stage.",
+}
+# Words shared by the exercises that reduce to a sum: what a masked lane loads, how out is reset.
+SUM_WORDS = dict(identity="other=0.0 for a sum", reset="out.zero_() before the launch")
+
+
+# The mistakes of a one-launch reduction (notebook 07), judged before the battery by utils.checker.probes: the
+# launches of one call (utils.launches), and four calls in a row on inputs A, A, B, A (the state probe).
+ONE_LAUNCH_MESSAGES = {
+    "extra_launches": "a call did more than one launch: a one-launch reduction runs one Triton kernel "
+    "and no other work on the device. No out.zero_() or torch.zeros for the ticket on each call, no second "
+    "kernel, no finish on the host ({finish}) after it: keep the partials and the ticket in a workspace "
+    "allocated once, and let the last program combine, finish, store and reset the ticket.",
+    "state_not_reset": "a call left something behind that the next one trips over (the ticket did not "
+    "return to where it was, or a right call was followed by a wrong one on the same input). The last "
+    "program must put the ticket back to 0 once it has combined (tl.atomic_xchg(ticket_ptr, 0) or "
+    "tl.store(ticket_ptr, 0)), and nothing in the workspace may keep adding up from one call to the next.",
+    "not_written": "out was never written: no program stored into out, or none passed the test for the "
+    "last ticket. tl.atomic_add returns the value before its add, so the last of P programs draws P - 1: "
+    "test ticket == tl.num_programs(0) - 1.",
+    "stale_partials": "right only when the call before had the same input: the combine read partials "
+    "left in the workspace by the call before. Each program must store its partial before it takes its "
+    "ticket (the atomic with sem='acq_rel' publishes the stores made before it), and only the program "
+    "that drew the last ticket may read the partials.",
+}
