@@ -1,0 +1,130 @@
+"""Properties of the checker on sizes its battery does not hold, drawn by hypothesis.
+
+The exact-diagnosis tests (tests/test_check.py) judge every submission on the battery's fixed sizes. Here
+each submission of the 1-D exercises runs on lengths drawn at random, and:
+
+- a right submission is judged right;
+- a wrong one is either right on that length (its mistake does not show there: a wrong `other=` on a
+  length that fills every tile), or explained, element for element, by a prediction of the mistake it
+  declares: the predictions hold off the battery too, not only on the sizes they were written against.
+
+The examples are derandomised, so a run in CI draws the same lengths every time; a failure prints the
+length that shows it.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from utils.checker.data import values
+from utils.checker.families import EXERCISES
+from utils.checker.judge import correct, explains
+from utils.checker.model import EACH_ELEMENT, Case, shows_on
+from utils.checker.report import ExerciseFailed
+from utils.checker.runner import _run
+from utils.setup import runs_on_gpu
+
+# 1-D exercises whose battery is plain data of one length, and the kind of values that shows their
+# mistakes. Not here: the rows, the softmax and the norms (2-D), mean_var and logsumexp (special data),
+# argmax (NaNs and ties at chosen places), count_nonzero (its values sit on a grid, so that sums of them
+# are exact and its compare can be).
+KINDS = {
+    "sum_atomic": "mixed",
+    "sum_two_stage": "mixed",
+    "max_two_stage": "negative",
+    "min_two_stage": "mixed",
+    "l2_norm": "mixed",
+    "l1_norm": "mixed",
+}
+EXAMPLES = 3  # lengths per submission: each is a kernel run in the interpreter, a fraction of a second
+LENGTHS = st.integers(min_value=1, max_value=20_000)
+SETTINGS = settings(
+    max_examples=EXAMPLES, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck)
+)
+
+
+def _submissions(kind: str) -> list:
+    params = []
+    for exercise_id in KINDS:
+        module = importlib.import_module(f"tests.submissions.{exercise_id}")
+        if kind == "right":
+            params += [
+                pytest.param(exercise_id, fn, id=f"{exercise_id}-{fn.__name__}") for fn in module.CORRECT
+            ]
+        else:
+            params += [
+                pytest.param(
+                    exercise_id,
+                    fn,
+                    {codes} if isinstance(codes, str) else set(codes),
+                    id=f"{exercise_id}-{fn.__name__}",
+                )
+                for fn, codes in module.WRONG
+            ]
+    return params
+
+
+def _case(exercise_id: str, n: int) -> Case:
+    return Case(f"N={n}, drawn", (values(n, KINDS[exercise_id], seed=n),), (1,))
+
+
+def _device() -> str:
+    return "cuda" if runs_on_gpu() else "cpu"
+
+
+@pytest.mark.parametrize("exercise_id, fn", _submissions("right"))
+@SETTINGS
+@given(n=LENGTHS)
+def test_a_right_submission_is_right_at_any_length(exercise_id, fn, n):
+    exercise = EXERCISES[exercise_id]
+    run = _run(exercise, _case(exercise_id, n), fn, _device(), seed=n % 7)
+    assert correct(exercise, run), f"N={n}: expected {run.expected.tolist()}, got {run.result.tolist()}"
+
+
+@pytest.mark.parametrize("exercise_id, fn, codes", _submissions("wrong"))
+@SETTINGS
+@given(n=LENGTHS)
+def test_a_wrong_result_at_any_length_is_the_declared_mistakes_prediction(exercise_id, fn, codes, n):
+    exercise = EXERCISES[exercise_id]
+    case = _case(exercise_id, n)
+    try:
+        run = _run(exercise, case, fn, _device(), seed=n % 7)
+    except ExerciseFailed:
+        return  # an exception or a far-out access: reported as such, with no prediction to match
+    if correct(exercise, run):
+        return  # the mistake does not show at this length
+    on_gpu = runs_on_gpu()
+    predictions = exercise.predict(case, on_gpu)
+    predicted = {code for code in codes if code in predictions}
+    if not predicted:
+        pytest.skip(f"{sorted(codes)}: judged by the checker's own probes, not by a prediction")
+    explained = [
+        (code, variant)
+        for code in predicted
+        for variant, alternatives in predictions[code].items()
+        if shows_on(variant, on_gpu)
+        and explains(
+            exercise, run, alternatives, each_element=isinstance(variant, tuple) and EACH_ELEMENT in variant
+        )
+    ]
+    assert explained, (
+        f"N={n}: {fn.__name__} gave {run.result.tolist()} (right: {run.expected.tolist()}), which no "
+        f"prediction of {sorted(predicted)} explains"
+    )
+
+
+def test_the_property_can_fail():
+    """A result that no prediction of the declared mistake explains is caught: twice the right sum is
+    not what a missing program offset gives."""
+    exercise = EXERCISES["sum_atomic"]
+    case = _case("sum_atomic", 5000)
+    predictions = exercise.predict(case, False)
+    run = _run(exercise, case, lambda x, out: out.copy_(2 * x.sum().reshape(1)), "cpu", seed=0)
+    assert not correct(exercise, run)
+    assert not any(explains(exercise, run, p) for p in predictions["missing_program_offset"].values())
+    assert torch.isfinite(run.result).all()
