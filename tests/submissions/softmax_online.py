@@ -27,7 +27,10 @@ def online_kernel(
     for start in range(0, n_cols, BLOCK):
         cols = start + tl.arange(0, BLOCK)
         x = tl.load(x_row + cols * sx_col, mask=cols < n_cols, other=other).to(tl.float32)
-        m_new = tl.maximum(m, tl.max(x, axis=0))
+        if MISTAKE == "first tile's max":  # the row's shift taken from its first tile alone
+            m_new = tl.where(start == 0, tl.max(x, axis=0), m)
+        else:
+            m_new = tl.maximum(m, tl.max(x, axis=0))
         if MISTAKE == "unguarded":
             safe = m_new
         else:
@@ -81,4 +84,6 @@ WRONG = [
     (_online("unguarded"), "all_neg_inf_row"),
     (_online(n_cols_as_stride=True), "ignores_strides"),
     (_online("sum in x's dtype", block=128), "fp16_accumulation"),
+    # the shift from the first tile only: exp overflows past it, inf * 0 is NaN (named by its effect)
+    (_online("first tile's max"), "produced_nan"),
 ]

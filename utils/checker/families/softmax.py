@@ -95,6 +95,10 @@ def _softmax_cases(large: bool) -> list[Case]:
     # row's sum, 65,600, passes float16's largest value (65,504): a float16 running sum overflows, whatever
     # the tile (16384 columns show it at tiles of 32 only).
     specs.append((1, 65600, "equal", f16, "contiguous"))
+    # The maximum 100 above the rest, past the first 4,096 columns: a looped form that takes its shift
+    # from the first tile alone (any tile up to 4,096) computes exp(x - shift) past float32's largest
+    # value, where the right shift keeps it finite. The online battery's waves rise only 40 between tiles.
+    specs.append((3, 5000, "a step of 100 at column 4100", f32, "contiguous"))
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
         seed = 800 + i
@@ -104,6 +108,9 @@ def _softmax_cases(large: bool) -> list[Case]:
             x = x.to(dtype)
         elif kind == "equal":
             x = torch.zeros(rows, cols, dtype=dtype)
+        elif kind == "a step of 100 at column 4100":
+            x = values(rows * cols, "mixed", seed).view(rows, cols)
+            x[:, 4100:] += 100.0
         elif kind == "a row of -inf":
             x = values(rows * cols, "mixed", seed).view(rows, cols)
             x[1] = NEG_INF
@@ -250,6 +257,7 @@ def _online_cases(large: bool) -> list[Case]:
     longer than one program's registers hold."""
     cases = _softmax_cases(large)
     cases.append(Case("8x3001 float32 rising and falling, contiguous", (_waves(8, 3001, 898),), (8, 3001)))
+
     if large:
         x = values(8 * 65536, "mixed", 899).view(8, 65536)
         cases.append(Case("8x65536 float32 mixed, contiguous", (x,), (8, 65536), out_dtype=torch.float32))
