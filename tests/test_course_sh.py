@@ -151,3 +151,11 @@ def test_lab_starts_jupyterlab_through_utils_lab(tmp_path):
     done, calls = _course_sh(tmp_path, "lab", "--port=9999", gpu=False)
     assert done.returncode == 0, done.stderr
     assert calls[-1] == "-m utils.lab --port=9999"
+
+
+@no_driver
+def test_where_python_caches_no_bytecode_pip_compiles_it_at_install(tmp_path):
+    """With PYTHONDONTWRITEBYTECODE set, a --no-compile install would leave every process to compile torch
+    again; there the install compiles."""
+    _, pip = _run(tmp_path, gpu=False, PYTHONDONTWRITEBYTECODE="1")
+    assert len(pip) == 3 and not any("--no-compile" in call for call in pip), pip
