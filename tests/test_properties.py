@@ -14,13 +14,12 @@ length that shows it.
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.test_check import _params
 from utils.checker.data import values
 from utils.checker.families import EXERCISES
 from utils.checker.judge import correct, explains
@@ -49,24 +48,8 @@ SETTINGS = settings(
 
 
 def _submissions(kind: str) -> list:
-    params = []
-    for exercise_id in KINDS:
-        module = importlib.import_module(f"tests.submissions.{exercise_id}")
-        if kind == "right":
-            params += [
-                pytest.param(exercise_id, fn, id=f"{exercise_id}-{fn.__name__}") for fn in module.CORRECT
-            ]
-        else:
-            params += [
-                pytest.param(
-                    exercise_id,
-                    fn,
-                    {codes} if isinstance(codes, str) else set(codes),
-                    id=f"{exercise_id}-{fn.__name__}",
-                )
-                for fn, codes in module.WRONG
-            ]
-    return params
+    """tests/test_check.py's parameters ("correct" or "wrong"), for the exercises in KINDS only."""
+    return [param for param in _params(kind) if param.values[0] in KINDS]
 
 
 def _case(exercise_id: str, n: int) -> Case:
@@ -77,7 +60,7 @@ def _device() -> str:
     return "cuda" if runs_on_gpu() else "cpu"
 
 
-@pytest.mark.parametrize("exercise_id, fn", _submissions("right"))
+@pytest.mark.parametrize("exercise_id, fn", _submissions("correct"))
 @SETTINGS
 @given(n=LENGTHS)
 def test_a_right_submission_is_right_at_any_length(exercise_id, fn, n):
@@ -90,6 +73,7 @@ def test_a_right_submission_is_right_at_any_length(exercise_id, fn, n):
 @SETTINGS
 @given(n=LENGTHS)
 def test_a_wrong_result_at_any_length_is_the_declared_mistakes_prediction(exercise_id, fn, codes, n):
+    codes = {codes} if isinstance(codes, str) else set(codes)
     exercise = EXERCISES[exercise_id]
     case = _case(exercise_id, n)
     try:
