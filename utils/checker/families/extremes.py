@@ -8,7 +8,7 @@ import math
 import torch
 
 from utils.checker.data import describe, extra_cases, tiles, values, vector_cases, vector_sizes
-from utils.checker.families.reductions import MAX_RACE_PROGRAMS, REDUCTIONS, scalar_predictions, total
+from utils.checker.families.reductions import MAX_RACE_PROGRAMS, scalar_predictions, total
 from utils.checker.messages import TILE_MESSAGES
 from utils.checker.model import (
     ANY_ORDER,
@@ -21,6 +21,7 @@ from utils.checker.model import (
     predict,
     predict_each,
 )
+from utils.checker.tiled import REDUCTIONS
 
 # What a running max or min (or out, or a scratch that atomics combine into) may wrongly start from
 # instead of the identity: the sum's habit, 0.0 (tl.zeros, out.zero_(), torch.zeros), or the identity of

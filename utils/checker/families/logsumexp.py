@@ -12,7 +12,7 @@ from utils.checker.data import (
     extra_cases,
     vector_cases,
 )
-from utils.checker.families.reductions import MAX_RACE_PROGRAMS, REDUCTIONS, scalar_predictions
+from utils.checker.families.reductions import MAX_RACE_PROGRAMS, scalar_predictions
 from utils.checker.families.transforms import MESSAGES, TRANSFORM_WORDS
 from utils.checker.model import (
     ANY_ORDER,
@@ -24,6 +24,7 @@ from utils.checker.model import (
     predict,
     predict_each,
 )
+from utils.checker.tiled import REDUCTIONS
 from utils.checker.tolerance import FP32_EPS
 
 _LOGSUMEXP = dict(

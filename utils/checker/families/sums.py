@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import torch
 
-from utils.checker.data import describe, float16_exact, tiles, vector_cases, vector_sizes
-from utils.checker.families.reductions import scalar_predictions, total
+from utils.checker.data import describe, float16_exact, vector_cases, vector_sizes
+from utils.checker.families.reductions import put, scalar_predictions, total
 from utils.checker.judge import PREDICTED_UP_TO
 from utils.checker.messages import ONE_LAUNCH_MESSAGES, SUM_WORDS, TILE_MESSAGES
 from utils.checker.model import (
@@ -20,8 +20,8 @@ from utils.checker.model import (
     Predictions,
     mistakes,
     predict,
-    predict_each,
 )
+from utils.checker.tiled import REDUCTIONS, TiledReduction
 
 # Grids a persistent (grid-stride) kernel may be launched on: a fixed count, or min(count, tiles);
 # 108, 132 and 264: programs per SM of an A100, an H200, two per SM of an H200. Tiles from 32 up.
@@ -63,41 +63,41 @@ def _sum_predictions(case: Case, on_gpu: bool) -> Predictions:
         predict(out, "zeroed_after_launch", None, 0.0)
     # The battery's largest N that the checker predicts (utils.checker.judge.PREDICTED_UP_TO; see _sum_cases)
     largest = max(size for size, _ in vector_sizes(on_gpu) if size <= PREDICTED_UP_TO)
-    programs = torch.tensor(PERSISTENT_PROGRAMS)
+    sim = TiledReduction(x, REDUCTIONS["sum"])
     for b in _PERSISTENT_BLOCKS + (_LARGE_TILES if n > POWERS_OF_TWO[-1] else []):
-        grid = -(-n // b)
-        sums = tiles(x, b, 0.0).sum(1)  # one partial per tile
+        grid = sim.grid(b)
+        partials = sim.program_partials(b)
         if b > POWERS_OF_TWO[-1]:  # only a stage-2 race makes tiles this large
             if grid > 1:
-                predict(out, "store_race", b, sums[-1])
+                put(out, "store_race", b, sim.combined(partials, "store"))
                 if on_gpu:
-                    predict_each(out, "store_race", (b, ANY_ORDER), sums)
+                    put(out, "store_race", (b, ANY_ORDER), sim.combined(partials, "any store"))
             continue
-        # Stepping by one tile: tile t is summed by programs 0 .. min(t, P - 1).
-        counts = torch.minimum(torch.arange(1, grid + 1).unsqueeze(0), programs.unsqueeze(1))
-        stepped = (counts * sums).sum(1, keepdim=True)
+        # A grid of one program per tile, each looping from its tile to the end; with P >= tiles
+        # programs, every P gives that one result.
+        every_tile = sim.combined(sim.program_partials(b, programs=grid, stride="tile"))
         if grid > 1:
-            per_tile = (torch.arange(1, grid + 1) * sums).sum()  # a grid of one program per tile
-            predict_each(out, "grid_stride_by_tile", (b, "a program per tile"), per_tile.reshape(1, 1))
-        # A persistent kernel's plain store: program p summed tiles p, p + P, ..., and the last program's
-        # partial stays (on a GPU, any program's). Launched on min(P, tiles) programs, or on P: then with
-        # P > tiles the programs past the tiles summed nothing (0.0). A grid so large that its last
-        # program idles on every case of the battery leaves out at 0.0 everywhere in the interpreter:
-        # that is zeroed_after_launch's effect, whose sentence names it, so the race is not predicted.
-        zero = sums.new_zeros(1)
-        for i, p in enumerate(PERSISTENT_PROGRAMS):
+            put(out, "grid_stride_by_tile", (b, "a program per tile"), every_tile)
+        for p in PERSISTENT_PROGRAMS:
             if grid > 1:
-                predict_each(out, "grid_stride_by_tile", (b, p), stepped[i : i + 1])
+                by_tile = every_tile
+                if p < grid:
+                    by_tile = sim.combined(sim.program_partials(b, programs=p, stride="tile"))
+                put(out, "grid_stride_by_tile", (b, p), by_tile)
+            # A persistent kernel's plain store: the last program's partial stays (on a GPU, any
+            # program's). Launched on min(P, tiles) programs, or on P, where the programs past the tiles
+            # sum nothing. A grid so large that its last program idles on every case of the battery
+            # leaves out at 0.0 everywhere in the interpreter: that is zeroed_after_launch's effect,
+            # whose sentence names it, so the race is not predicted.
             if (p - 1) * b >= largest:
                 continue
-            if p > grid:  # one tile per program: the plain race's last tile, or an idle program's 0.0
-                last, partials = torch.cat([zero, sums[-1:]]), torch.cat([sums, zero])
-            else:
-                partials = torch.cat([sums, sums.new_zeros(-grid % p)]).view(-1, p).sum(0)
-                last = partials[-1:]
-            predict_each(out, "store_race", (b, p, "persistent"), last.reshape(-1, 1))
+            launched = sim.program_partials(b, programs=min(p, grid + 1))  # past the tiles, all alike
+            last = sim.combined(launched, "store")
+            if p > grid:  # either launch
+                last = torch.cat([last, sim.combined(partials, "store")])
+            put(out, "store_race", (b, p, "persistent"), last)
             if on_gpu:
-                predict_each(out, "store_race", (b, p, "persistent", ANY_ORDER), partials.reshape(-1, 1))
+                put(out, "store_race", (b, p, "persistent", ANY_ORDER), sim.combined(launched, "any store"))
     return out
 
 
