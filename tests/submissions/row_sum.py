@@ -1,5 +1,6 @@
 """Submissions for `row_sum(x, out)`: one program per row or several rows per program; right and wrong."""
 
+import torch
 import triton
 import triton.language as tl
 
@@ -202,6 +203,18 @@ def row_sum_grid_over_columns(x, out):
     row_sum_kernel[(n_cols,)](x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
 
 
+_SUMS_BY_SHAPE = {}
+
+
+def row_sum_cached_by_shape(x, out):
+    # BUG: the sums are kept by shape, so a later input of a shape seen before gets the earlier one's
+    key = (tuple(x.shape), x.dtype)
+    if key not in _SUMS_BY_SHAPE:
+        _SUMS_BY_SHAPE[key] = torch.empty_like(out)
+        row_sum(x, _SUMS_BY_SHAPE[key])
+    out.copy_(_SUMS_BY_SHAPE[key])
+
+
 CORRECT = [row_sum, row_sum_scalar_acc, row_sum_rows]
 WRONG = [
     (row_sum_fp16_accumulator, "fp16_accumulation"),
@@ -213,6 +226,7 @@ WRONG = [
     (row_sum_whole_tiles, "tail_not_processed"),
     (row_sum_zeroed_after, "reset_after_launch"),
     (row_sum_grid_too_small, "missing_rows"),
+    (row_sum_cached_by_shape, "earlier_input_reused"),
 ]
 if not runs_on_gpu():  # on a GPU the far read is an illegal address, which ends the CUDA context
     WRONG.append((row_sum_grid_over_columns, "out_of_bounds_access"))

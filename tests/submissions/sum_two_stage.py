@@ -252,6 +252,57 @@ def sum_two_stage_stage2_adds_onto_out(x, out):
     sum_partials_kernel_atomic[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
 
 
+@triton.jit
+def sum_partials_kernel_seeded(partials_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr):
+    # BUG: the total starts at partials[0], and the loop starts at 0 too: the first partial counts twice
+    total = tl.load(partials_ptr)
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        total += tl.sum(tl.load(partials_ptr + offsets, mask=offsets < n_partials, other=0.0), axis=0)
+    tl.store(out_ptr, total)
+
+
+def sum_two_stage_first_partial_twice(x, out):
+    n = x.numel()
+    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    sum_partials_kernel_seeded[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+def sum_two_stage_last_partial_unread(x, out):
+    n = x.numel()
+    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    # BUG: stage 2 is told one partial fewer than stage 1 wrote
+    sum_partials_kernel[(1,)](partials, out, n_partials - 1, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+@triton.jit
+def partial_sum_kernel_assigned(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
+    for start in range(pid * BLOCK_SIZE, n_elements, tl.num_programs(axis=0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=0.0)  # BUG: = where += belongs
+    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+
+
+def sum_two_stage_accumulator_assigned(x, out, max_programs=8):
+    n = x.numel()
+    n_partials = min(triton.cdiv(n, BLOCK_SIZE), max_programs)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel_assigned[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    sum_partials_kernel[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+def sum_two_stage_bfloat16_result(x, out):
+    total = torch.empty_like(out)
+    sum_two_stage(x, total)
+    out.copy_(total.to(torch.bfloat16))  # BUG: the result rounded through bfloat16
+
+
 CORRECT = [
     sum_two_stage,
     sum_two_stage_persistent,
@@ -270,6 +321,10 @@ WRONG = [
     (sum_two_stage_fp16_scratch, "fp16_accumulation"),
     (sum_two_stage_persistent_tile_step, "grid_stride_by_tile"),
     (sum_two_stage_stage2_adds_onto_out, "stale_out"),
+    (sum_two_stage_first_partial_twice, "partial_twice"),
+    (sum_two_stage_last_partial_unread, "partial_missing"),
+    (sum_two_stage_accumulator_assigned, "accumulator_overwritten"),
+    (sum_two_stage_bfloat16_result, "rounded_to_bfloat16"),
 ]
 if not runs_on_gpu():  # on a GPU the store past the scratch is an illegal address (the scratch is empty
     # for N < 1024), which ends the process's CUDA context; utils.checker.bounds stops it in the interpreter

@@ -252,8 +252,9 @@ WRONG_VALUES = {"wrong_values"}
 UNLISTED = [
     ("sum_atomic", sum_times_n, {"factor"}, WRONG_VALUES),
     ("sum_atomic", sum_halved, {"factor"}, WRONG_VALUES),
-    # A result rounded to float16 is what "the sum went through float16" says: named, and described.
-    ("sum_atomic", sum_result_through_fp16, {"rounded"}, {"fp16_accumulation"}),
+    # A result rounded to float16 is what "the sum went through float16" says, and, exactly, what
+    # rounded_to_float16 says: named, and described.
+    ("sum_atomic", sum_result_through_fp16, {"rounded"}, {"fp16_accumulation", "rounded_to_float16"}),
     ("sum_atomic", sum_of_truncated, set(), WRONG_VALUES),
     # sqrt(sqrt(S)) is also the square root taken per program and again after the combine, with one
     # program: the effects cannot tell the two apart on this battery, so that name may stand.

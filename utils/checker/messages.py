@@ -31,6 +31,10 @@ ENGINE_MISTAKES = {
     "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
     "on timing (atomics). Write partials to scratch and combine them in one program.",
     "input_modified": "your kernel wrote into an input tensor: store into out_ptr, and only read x_ptr.",
+    "earlier_input_reused": "out held the answer to the call before, whose input had the same shape: "
+    "something computed from an input was kept between calls and reused (a cached copy of the input, a "
+    "cached result, or a workspace or scratch kept by shape). Compute from each call's own input; keep "
+    "across calls only memory that every call fully overwrites before reading it.",
     "wrong_values": "the values are wrong, and none of the common mistakes explains them: compare your "
     "kernel line by line with the pattern in the notebook.",
 }

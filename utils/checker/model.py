@@ -26,6 +26,8 @@ from typing import Literal, get_args
 import torch
 
 from utils.checker.messages import ENGINE_MISTAKES
+from utils.checker.rounding import MESSAGES as ROUNDING_MESSAGES
+from utils.checker.rounding import NARROW, rounded
 from utils.checker.tolerance import sum_tolerance
 
 # Block sizes a learner might have picked, 1 .. 65536, tried for every N: even N = 1 matters, since
@@ -107,6 +109,13 @@ def too_large_to_predict(predictions: Predictions, code: str, variant: Variant, 
     would not fit in memory. The engine counts such a case neither for the form nor against it
     (utils.checker.diagnose), and names the form only if it explains the failing cases it does predict."""
     predictions.setdefault(code, {})[variant] = torch.empty(0, numel, dtype=torch.float64)
+
+
+def indistinct(predictions: Predictions, code: str, variant: Variant, numel: int) -> None:
+    """Record that on this case, mistake `code` in form `variant` has another mistake's effect, which
+    that one names (every program's partial but the only one is no partial at all): like
+    too_large_to_predict, the case counts neither for the form nor against it."""
+    too_large_to_predict(predictions, code, variant, numel)
 
 
 # The race of every row into out's first row has one alternative per row, each as large as out: it is
@@ -236,7 +245,11 @@ class Exercise:
     def predict(self, case: Case, on_gpu: bool) -> Predictions:
         """What each mistake would give on `case`, by variant (see utils.checker.model), on a GPU or in
         the interpreter."""
-        return block_variants(self.predictions(case, on_gpu), case.inputs[0].shape[-1])
+        predictions = block_variants(self.predictions(case, on_gpu), case.inputs[0].shape[-1])
+        expected = self.reference(*(x.double() for x in case.inputs))
+        for code, narrow in NARROW.items():  # every exercise: the result rounded through a narrower float
+            predict_each(predictions, code, narrow, nan_as_predicted(rounded(expected, narrow)))
+        return predictions
 
     def __post_init__(self):
         if self.compare not in get_args(Compare):
@@ -255,7 +268,7 @@ def mistakes(messages: Mapping[str, str], **fill: str) -> dict[str, Mistake]:
     """An exercise's mistakes: the checker's own (utils.checker.messages.ENGINE_MISTAKES) and its family's
     `messages`, each with the exercise's words filled in ({identity}, {reset}, {nan_hint}, ...)."""
     words = {**_FILL, **fill}
-    templates = {**ENGINE_MISTAKES, **messages}
+    templates = {**ENGINE_MISTAKES, **ROUNDING_MESSAGES, **messages}
     return {code: Mistake(code, text.format(**words)) for code, text in templates.items()}
 
 

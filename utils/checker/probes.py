@@ -1,5 +1,6 @@
 """The probes a check makes beyond the battery: four calls in a row for a one-launch exercise (the
-state probe), and repeated calls for bit-identity on a GPU.
+state probe), two calls of one shape with other values after a battery that passed (`same_shape_again`),
+and repeated calls for bit-identity on a GPU.
 
 They call the learner's function through `call(case, seed, launches=None, stages=None) -> Run`, which
 utils.checker.runner provides: one call on one case inside guard zones.
@@ -12,7 +13,7 @@ from collections.abc import Callable
 
 import torch
 
-from utils.checker.judge import Run, agree, correct
+from utils.checker.judge import Run, agree, close, correct
 from utils.checker.model import Case, Exercise
 from utils.checker.report import ExerciseFailed, failing_row, passed_row, table
 from utils.checker.stages import Stage
@@ -125,6 +126,35 @@ def one_launch(exercise: Exercise, call: Call, cases: list[Case]) -> None:
     message = (
         f"{exercise.id}: four calls in a row, on inputs A, A, B, A; {right.count(False)} wrong:\n{shown}\n"
         f"What the calls show:{measured}\nLikely mistake: {exercise.mistakes[code].message}"
+    )
+    raise ExerciseFailed(message, [code])
+
+
+def same_shape_again(exercise: Exercise, call: Call, cases: list[Case]) -> None:
+    """After a battery that passed: a case A again, then A's shape with other values (B). A function that
+    keeps something computed from an input between calls (a cached copy, result, grid or workspace keyed
+    on the shape, or kept from the first call) was right on every case of the battery, each of another
+    shape, and is wrong on B. Named `earlier_input_reused` only when B's result is A's answer (the effect
+    proves the reuse); otherwise B's failure is reported as it is, with `wrong_values`."""
+    a = max((c for c in cases if c.n <= 1 << 16), key=lambda c: c.n)
+    b = _other_input(a)
+    first, second = call(a, seed=0), call(b, seed=1)
+    if correct(exercise, first) and correct(exercise, second):
+        return
+    reused = not correct(exercise, second) and close(exercise, b, second.result, first.expected)
+    code = "earlier_input_reused" if reused else "wrong_values"
+    shown = table(
+        ("call", "input", "expected", "got", ""),
+        [
+            (str(i), name, *(passed_row(run) if correct(exercise, run) else failing_row(exercise, run)))
+            for i, (name, run) in enumerate((("A", first), ("B", second)), start=1)
+        ],
+    )
+    seen = "B's result is A's answer." if reused else "B's result is not A's answer either."
+    message = (
+        f"{exercise.id}: every case of the battery passed, each of its own shape. Then two calls of one "
+        f"shape: A is '{a.name}', B is A times -1.5, plus 0.25:\n{shown}\nWhat the calls show: {seen}\n"
+        f"Likely mistake: {exercise.mistakes[code].message}"
     )
     raise ExerciseFailed(message, [code])
 

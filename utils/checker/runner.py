@@ -132,6 +132,7 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
                 f"millisecond): {'; '.join(not_run)}."
             )
         raise ExerciseFailed(report, codes, findings)
+    probes.same_shape_again(exercise, call, cases)
     note = ""
     if exercise.repeats > 1:
         if on_gpu:

@@ -30,9 +30,10 @@ import torch
 
 from utils.checker.model import UNWRITTEN
 
-Tiles = Literal["all", "whole", "first"]
+Tiles = Literal["all", "whole", "first"] | int
 Offsets = Literal["pid * BLOCK_SIZE", "none", "pid"]
 Stride = Literal["grid", "tile"]
+Accumulate = Literal["every tile", "last tile"]
 Combine = Literal["atomic", "stage 2", "store", "any store"]
 
 
@@ -133,22 +134,28 @@ class TiledReduction:
         offsets: Offsets = "pid * BLOCK_SIZE",
         programs: int | None = None,
         stride: Stride = "grid",
+        accumulate: Accumulate = "every tile",
     ) -> torch.Tensor:
         """Stage 2: what each program reduced, in program order.
 
         `tiles`: the grid covers them "all" (triton.cdiv(n, BLOCK_SIZE) programs), only the "whole" ones
-        (n // BLOCK_SIZE: the ragged tail left out), or the "first" alone (one program, no loop).
+        (n // BLOCK_SIZE: the ragged tail left out), the "first" alone (one program, no loop), or the
+        first k (a grid computed for another block size).
         `offsets`: "pid * BLOCK_SIZE" (right); "none" (every program reads the first tile); "pid" (program
         p reads x[p : p + BLOCK_SIZE], masked at n; sums only).
         `programs`: None, one program per tile; P, a persistent grid of P programs looping over the tiles,
         `stride` tiles a step: "grid" (P, right) or "tile" (1: program p reduces tile p and every tile
-        after it). A program with no tile to reduce contributes the identity."""
+        after it). A program with no tile to reduce contributes the identity.
+        `accumulate`: a persistent program reduces "every tile" it visits, or keeps its "last tile" only
+        (the loop assigns to its accumulator instead of combining into it)."""
         how = self.reduction
         partials = self.tile_partials(block, other)
         if tiles == "whole":
             partials = partials[: self.n // block]
         elif tiles == "first":
             partials = partials[:1]
+        elif not isinstance(tiles, str):
+            partials = partials[:tiles]
         if offsets == "none":
             partials = partials[:1].expand(len(partials))
         elif offsets == "pid":
@@ -158,13 +165,24 @@ class TiledReduction:
         if programs is None:
             return partials
         count = len(partials)
-        if stride == "tile":  # program p: tiles p .. count - 1
-            reduced = self._suffixes(partials)[:programs]
-        else:  # program p: tiles p, p + P, p + 2P, ...
-            padding = partials.new_full((-count % programs,), how.identity)
-            reduced = how.reduce_tiles(torch.cat([partials, padding]).view(-1, programs).T)
-        idle = partials.new_full((max(programs - count, 0),), how.identity)
-        return torch.cat([reduced[:programs], idle])
+        if stride == "tile":  # program p: tiles p .. count - 1; programs past the tiles reduce nothing
+            idle = partials.new_full((max(programs - count, 0),), how.identity)
+            return torch.cat([self._suffixes(partials)[:programs], idle])
+        if accumulate == "last tile":  # program p's last tile is the last t < count with t % P == p
+            kept = partials[max(count - programs, 0) :]
+            idle = partials.new_full((max(programs - count, 0),), how.identity)
+            return torch.cat([kept.roll(count % programs) if count >= programs else kept, idle])
+        # program p: tiles p, p + P, p + 2P, ... (the padding: programs past the tiles reduce nothing)
+        padding = partials.new_full((-count % programs,), how.identity)
+        return how.reduce_tiles(torch.cat([partials, padding]).view(-1, programs).T)
+
+    @staticmethod
+    def one_partial(partials: torch.Tensor, which: Literal["first", "last"], times: int) -> torch.Tensor:
+        """`partials` with the first or the last one left out (`times` 0: its program skipped its atomic
+        or its store, or stage 2's mask left its slot out) or counted twice (`times` 2)."""
+        index = 0 if which == "first" else len(partials) - 1
+        copies = partials[index : index + 1].expand(times)
+        return torch.cat([partials[:index], copies, partials[index + 1 :]])
 
     def _suffixes(self, partials: torch.Tensor) -> torch.Tensor:
         """For each t, the reduction of partials[t:], remembered per tensor (a case tries 21 grids)."""

@@ -8,7 +8,7 @@ import math
 import torch
 
 from utils.checker.data import describe, extra_cases, tiles, values, vector_cases, vector_sizes
-from utils.checker.families.reductions import MAX_RACE_PROGRAMS, scalar_predictions, total
+from utils.checker.families.reductions import MAX_RACE_PROGRAMS, SCALAR_MESSAGES, scalar_predictions, total
 from utils.checker.messages import TILE_MESSAGES
 from utils.checker.model import (
     ANY_ORDER,
@@ -214,7 +214,10 @@ def _extreme(id, signature, description, hint, op, **fields) -> Exercise:
         hint,
         op,
         predictions=lambda case, on_gpu: _extreme_predictions(case, op),
-        mistakes=mistakes({**TILE_MESSAGES, **EXTREME_MESSAGES}, **{"max": MAX_WORDS, "min": MIN_WORDS}[op]),
+        mistakes=mistakes(
+            {**TILE_MESSAGES, **SCALAR_MESSAGES, **EXTREME_MESSAGES},
+            **{"max": MAX_WORDS, "min": MIN_WORDS}[op],
+        ),
         **fields,
     )
 

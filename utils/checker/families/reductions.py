@@ -11,11 +11,43 @@ from __future__ import annotations
 import torch
 
 from utils.checker.data import vector_cases
-from utils.checker.model import ANY_ORDER, POWERS_OF_TWO, Case, Exercise, Predictions, Variant, predict_each
+from utils.checker.model import (
+    ANY_ORDER,
+    POWERS_OF_TWO,
+    Case,
+    Exercise,
+    Predictions,
+    Variant,
+    indistinct,
+    predict_each,
+)
 from utils.checker.tiled import REDUCTIONS, Stage2, TiledReduction
 
 # A race is predicted as "any one program's partial won": at most this many alternatives per block size.
 MAX_RACE_PROGRAMS = 1 << 16
+# Grids a persistent (grid-stride) kernel may be launched on: a fixed count, or min(count, tiles);
+# 108, 132 and 264: programs per SM of an A100, an H200, two per SM of an H200. Tiles from 32 up.
+PERSISTENT_PROGRAMS = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 32, 40, 64, 100, 108, 128, 132, 256, 264, 512, 1024)
+PERSISTENT_BLOCKS = [b for b in POWERS_OF_TWO if b >= 32]
+
+# The mistakes of a scalar reduction's combine and loop that scalar_predictions names, beyond the tiling's.
+SCALAR_MESSAGES = {
+    "partial_missing": "out holds everything but one program's partial, the first or the last on every "
+    "case: that program's partial never reached out. It skipped its atomic or its store into the "
+    "scratch (a branch on pid, or on a full tile, that leaves it out), or stage 2 leaves its slot out "
+    "(a mask of offsets < P - 1, partials stored one slot off). Every program must combine its partial, "
+    "and stage 2 must read slots 0 .. P - 1.",
+    "partial_twice": "out holds every program's partial plus one of them again, the first or the last on "
+    "every case: that partial was counted twice (stage 2 seeded with partials[0] and then looping from 0, "
+    "or a program that adds its partial both with its loop and after it). Start the combine at the "
+    "identity and add each partial once.",
+    "accumulator_overwritten": "out combines only the last tile each program visited: in the grid-stride "
+    "loop the accumulator is assigned (acc = x) instead of combined with (acc += x, or "
+    "acc = tl.maximum(acc, x)), so each program keeps its last tile alone.",
+    "last_element_dropped": "x[n - 1] was left out (always, or where n is odd): a mask of offsets < n - 1, "
+    "or elements taken in pairs, n // 2 of them, which leave the last one out when n is odd. Mask "
+    "with offsets < n; for pairs, launch for cdiv(n, 2) pairs and mask each element on its own.",
+}
 
 
 def put(predictions: Predictions, code: str, variant: Variant, alternatives: torch.Tensor) -> None:
@@ -49,6 +81,36 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
             put(out, "store_race", b, sim.combined(partials, "store"))
             if grid <= MAX_RACE_PROGRAMS:
                 put(out, "store_race", (b, ANY_ORDER), sim.combined(partials, "any store"))
+            # A persistent loop that assigns to its accumulator: each program keeps its last tile.
+            for p in PERSISTENT_PROGRAMS if b in PERSISTENT_BLOCKS else ():
+                if p < grid:
+                    last_tiles = sim.program_partials(b, programs=p, accumulate="last tile")
+                    put(out, "accumulator_overwritten", (b, p), sim.combined(last_tiles))
+        # One program's partial lost, or counted twice (a max is not changed by a second copy). Cases where
+        # that is another mistake's effect, which that one names, are no evidence: with one program, out
+        # at the identity or the total twice (tail_not_processed, zeroed_after_launch, a factor); with two,
+        # one tile alone (store_race); all but the last of a power of two plus one, a stage 2 that reads
+        # its first block (first_tile_only); all but a ragged last tile, tail_not_processed; with a tile
+        # of one element, last_element_dropped.
+        for which in ("first", "last"):
+            for code, times in (("partial_missing", 0), ("partial_twice", 2)):
+                if times == 2 and how.idempotent or b == 1:
+                    continue
+                lost_last = which == "last" and times == 0
+                if grid <= 2 or lost_last and ((grid - 1) & (grid - 2) == 0 or n % b):
+                    indistinct(out, code, (b, which), 1)
+                else:
+                    put(out, code, (b, which), sim.combined(sim.one_partial(partials, which, times)))
+        # A grid computed for a larger block than the kernel's: only its first cdiv(n, B) tiles are reduced.
+        # A power-of-two count of them is a power-of-two prefix, first_tile_only's effect, which that names
+        # (a grid of one program, a stage 2 that reads one block): those cases are no evidence.
+        for b_grid in POWERS_OF_TWO:
+            covered = -(-n // b_grid)
+            if b_grid > b and covered & (covered - 1) == 0 and covered < grid:
+                indistinct(out, "grid_block_mismatch", (b, b_grid), 1)
+            elif b_grid > b and covered < grid:
+                prefix = sim.combined(sim.program_partials(b, tiles=covered))
+                put(out, "grid_block_mismatch", (b, b_grid), prefix)
         if n % b:  # a grid of n // b programs; with none (n < b), out keeps its garbage or the identity
             put(out, "tail_not_processed", b, sim.combined(sim.program_partials(b, tiles="whole")))
         # A two-stage kernel whose stage 2 reads only its first block of partials.
@@ -67,6 +129,8 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
                 for b2, form in stage_2_blocks:
                     padded_total = sim.combined(partials, "stage 2", Stage2(b2, other=v))
                     put(out, "wrong_sentinel", (b, "stage 2", form, v), padded_total)
+    # x[n - 1] left out (a mask of offsets < n - 1); with n = 1 nothing is reduced
+    put(out, "last_element_dropped", "always", sim.combined(sim.x[:-1]))
     return out
 
 

@@ -9,7 +9,14 @@ from dataclasses import replace
 import torch
 
 from utils.checker.data import describe, float16_exact, vector_cases, vector_sizes
-from utils.checker.families.reductions import put, scalar_predictions, total
+from utils.checker.families.reductions import (
+    PERSISTENT_BLOCKS,
+    PERSISTENT_PROGRAMS,
+    SCALAR_MESSAGES,
+    put,
+    scalar_predictions,
+    total,
+)
 from utils.checker.judge import PREDICTED_UP_TO
 from utils.checker.messages import ONE_LAUNCH_MESSAGES, SUM_WORDS, TILE_MESSAGES
 from utils.checker.model import (
@@ -23,10 +30,6 @@ from utils.checker.model import (
 )
 from utils.checker.tiled import REDUCTIONS, TiledReduction
 
-# Grids a persistent (grid-stride) kernel may be launched on: a fixed count, or min(count, tiles);
-# 108, 132 and 264: programs per SM of an A100, an H200, two per SM of an H200. Tiles from 32 up.
-PERSISTENT_PROGRAMS = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 32, 40, 64, 100, 108, 128, 132, 256, 264, 512, 1024)
-_PERSISTENT_BLOCKS = [b for b in POWERS_OF_TWO if b >= 32]
 # Tiles a stage-2 race may leave on the GPU's large cases: block sizes past POWERS_OF_TWO (a stage-1
 # tile of b elements times a stage-2 block of b2 partials).
 _LARGE_TILES = [2**k for k in range(17, 23)]
@@ -64,7 +67,7 @@ def _sum_predictions(case: Case, on_gpu: bool) -> Predictions:
     # The battery's largest N that the checker predicts (utils.checker.judge.PREDICTED_UP_TO; see _sum_cases)
     largest = max(size for size, _ in vector_sizes(on_gpu) if size <= PREDICTED_UP_TO)
     sim = TiledReduction(x, REDUCTIONS["sum"])
-    for b in _PERSISTENT_BLOCKS + (_LARGE_TILES if n > POWERS_OF_TWO[-1] else []):
+    for b in PERSISTENT_BLOCKS + (_LARGE_TILES if n > POWERS_OF_TWO[-1] else []):
         grid = sim.grid(b)
         partials = sim.program_partials(b)
         if b > POWERS_OF_TWO[-1]:  # only a stage-2 race makes tiles this large
@@ -103,6 +106,7 @@ def _sum_predictions(case: Case, on_gpu: bool) -> Predictions:
 
 SUM_MESSAGES = {
     **TILE_MESSAGES,
+    **SCALAR_MESSAGES,
     "fp16_accumulation": "the small integers, which float16 holds exactly (their partial sums too), pass, "
     "and only cases whose values it cannot hold fail: the sum went through float16 (an fp16 accumulator, "
     "a .to(tl.float16), or a float16 scratch for the partials), which keeps 11 significant bits and "

@@ -29,7 +29,7 @@ from utils.checker.families.lossy import (
     persistent_predictions,
     sums_of_tiles,
 )
-from utils.checker.families.reductions import scalar_predictions
+from utils.checker.families.reductions import SCALAR_MESSAGES, scalar_predictions
 from utils.checker.messages import ONE_LAUNCH_MESSAGES, SUM_WORDS, TILE_MESSAGES
 from utils.checker.model import (
     POWERS_OF_TWO,
@@ -43,6 +43,7 @@ from utils.checker.model import (
 
 MESSAGES = {
     **TILE_MESSAGES,
+    **SCALAR_MESSAGES,
     "transform_after_reduce": "{transform} was applied after the reduction: apply it to each element inside "
     "the reduction operand, {fused}.",
     "finish_before_combine": "{finish} was taken per program before the combine, but {finish_rule}: combine "
@@ -66,9 +67,6 @@ MESSAGES = {
     "sampled_input": "out is an estimate from part of x, scaled up (every k-th element times k, or one "
     "tile times n / BLOCK_SIZE): every element must be reduced, once. If you did not mean to "
     "sample, check the offsets: pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE), with no factor.",
-    "last_element_dropped": "x[n - 1] was left out (always, or where n is odd): a mask of offsets < n - 1, "
-    "or elements taken in pairs, n // 2 of them, which leave the last one out when n is odd. Mask "
-    "with offsets < n; for pairs, launch for cdiv(n, 2) pairs and mask each element on its own.",
     "integer_truncation": "a value went through an integer, which truncates toward zero: x.to(tl.int32), "
     "or an int32 accumulator, partial, scratch or out, drops every fractional part (and x.to(tl.int32) "
     "!= 0 misses the values between -1 and 1). Keep the values and their sums in float32; only a "

@@ -1,0 +1,45 @@
+"""A result rounded through a narrower float: what out holds when the right value went through bfloat16 or
+float16 on its way out (a .to(tl.bfloat16) before the store, a bfloat16 scratch or out, or a max or a min
+of values cast to it, which keeps one of them rounded).
+
+Every exercise gets these predictions (utils.checker.model.Exercise.predict), so the consistency rule of
+utils.checker.diagnose names `rounded_to_bfloat16` or `rounded_to_float16` only when every wrong element
+of every failing case is the right value rounded, and no passing case contradicts it. Both roundings are
+offered: to nearest (a GPU's conversion) and toward zero (Triton's interpreter converts to bfloat16 by
+dropping the low bits).
+"""
+
+from __future__ import annotations
+
+import torch
+
+# code -> the narrower float
+NARROW = {"rounded_to_bfloat16": torch.bfloat16, "rounded_to_float16": torch.float16}
+# A family's own codes for a value that went through float16 or bfloat16, whose sentences already say so:
+# named with them, the codes above add nothing (utils.checker.diagnose keeps the family's).
+FAMILY_CODES = {"fp16_accumulation", "float16_round_trip"}
+
+MESSAGES = {
+    code: f"each wrong value is the right one rounded to {name} ({bits} significant bits, against float32's "
+    f"24): the result went through {name} on its way out (a .to(tl.{name}), a {name} scratch or "
+    f"accumulator, or an extreme taken of values cast to {name}). Keep float32 until the store, and "
+    "store in out's dtype."
+    for code, name, bits in (("rounded_to_bfloat16", "bfloat16", 8), ("rounded_to_float16", "float16", 11))
+}
+
+
+def without_repeats(codes: list[str]) -> list[str]:
+    """`codes` without this module's, where a family's own code for a narrower float is named too."""
+    if FAMILY_CODES & set(codes):
+        return [code for code in codes if code not in NARROW]
+    return codes
+
+
+def rounded(expected: torch.Tensor, narrow: torch.dtype) -> torch.Tensor:
+    """`expected` (float64) rounded to `narrow`, to nearest and toward zero: (2, expected.numel()) float64,
+    a computed NaN kept as PRODUCES_NAN by the caller."""
+    value = expected.reshape(-1).float()
+    nearest = value.to(narrow)
+    past = nearest.double().abs() > value.double().abs()  # rounded away from zero: step back once
+    toward_zero = torch.where(past, torch.nextafter(nearest, torch.zeros_like(nearest)), nearest)
+    return torch.stack([nearest.double(), toward_zero.double()])
