@@ -248,7 +248,8 @@ class Exercise:
         predictions = block_variants(self.predictions(case, on_gpu), case.inputs[0].shape[-1])
         expected = self.reference(*(x.double() for x in case.inputs))
         for code, narrow in NARROW.items():  # every exercise: the result rounded through a narrower float
-            predict_each(predictions, code, narrow, nan_as_predicted(rounded(expected, narrow)))
+            form = (str(narrow), EACH_ELEMENT)
+            predict_each(predictions, code, form, nan_as_predicted(rounded(expected, narrow)))
         return predictions
 
     def __post_init__(self):

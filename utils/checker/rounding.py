@@ -4,9 +4,9 @@ of values cast to it, which keeps one of them rounded).
 
 Every exercise gets these predictions (utils.checker.model.Exercise.predict), so the consistency rule of
 utils.checker.diagnose names `rounded_to_bfloat16` or `rounded_to_float16` only when every wrong element
-of every failing case is the right value rounded, and no passing case contradicts it. Both roundings are
-offered: to nearest (a GPU's conversion) and toward zero (Triton's interpreter converts to bfloat16 by
-dropping the low bits).
+of every failing case is the right value rounded, and no passing case contradicts it: a value of the
+narrower float next to the right one, rounded to nearest (a GPU's conversion), toward zero (Triton's
+interpreter converts to bfloat16 by dropping the low bits), or one step either side of it.
 """
 
 from __future__ import annotations
@@ -36,10 +36,14 @@ def without_repeats(codes: list[str]) -> list[str]:
 
 
 def rounded(expected: torch.Tensor, narrow: torch.dtype) -> torch.Tensor:
-    """`expected` (float64) rounded to `narrow`, to nearest and toward zero: (2, expected.numel()) float64,
-    a computed NaN kept as PRODUCES_NAN by the caller."""
+    """The values of `narrow` next to `expected` (float64): rounded to nearest, toward zero, and the
+    neighbours of the nearest, (4, expected.numel()) float64; a computed NaN is kept as PRODUCES_NAN by the
+    caller. Matched element by element (EACH_ELEMENT): the kernel rounds its own float32 value, which may
+    fall on the other side of a rounding boundary than the float64 reference does."""
     value = expected.reshape(-1).float()
     nearest = value.to(narrow)
+    down = torch.nextafter(nearest, torch.full_like(nearest, -torch.inf))
+    up = torch.nextafter(nearest, torch.full_like(nearest, torch.inf))
     past = nearest.double().abs() > value.double().abs()  # rounded away from zero: step back once
     toward_zero = torch.where(past, torch.nextafter(nearest, torch.zeros_like(nearest)), nearest)
-    return torch.stack([nearest.double(), toward_zero.double()])
+    return torch.stack([nearest, toward_zero, down, up]).double()

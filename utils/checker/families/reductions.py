@@ -104,7 +104,9 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
         # A grid computed for a larger block than the kernel's: only its first cdiv(n, B) tiles are reduced.
         # A power-of-two count of them is a power-of-two prefix, first_tile_only's effect, which that names
         # (a grid of one program, a stage 2 that reads one block): those cases are no evidence.
-        for b_grid in POWERS_OF_TWO:
+        # A max of one prefix is the max of most prefixes around it: for an extreme, the effects rarely tell
+        # this grid from first_tile_only's, so it is predicted for sums (and the transforms) only.
+        for b_grid in POWERS_OF_TWO if not how.idempotent else ():
             covered = -(-n // b_grid)
             if b_grid > b and covered & (covered - 1) == 0 and covered < grid:
                 indistinct(out, "grid_block_mismatch", (b, b_grid), 1)
