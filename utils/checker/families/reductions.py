@@ -81,8 +81,9 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
             put(out, "store_race", b, sim.combined(partials, "store"))
             if grid <= MAX_RACE_PROGRAMS:
                 put(out, "store_race", (b, ANY_ORDER), sim.combined(partials, "any store"))
-            # A persistent loop that assigns to its accumulator: each program keeps its last tile.
-            for p in PERSISTENT_PROGRAMS if b in PERSISTENT_BLOCKS else ():
+            # A persistent loop that assigns to its accumulator: each program keeps its last tile. (Tiles
+            # of 256 and up, the course's persistent kernels' and the ones copied from them.)
+            for p in PERSISTENT_PROGRAMS if b >= 256 else ():
                 if p < grid:
                     last_tiles = sim.program_partials(b, programs=p, accumulate="last tile")
                     put(out, "accumulator_overwritten", (b, p), sim.combined(last_tiles))
@@ -106,7 +107,8 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
         # (a grid of one program, a stage 2 that reads one block): those cases are no evidence.
         # A max of one prefix is the max of most prefixes around it: for an extreme, the effects rarely tell
         # this grid from first_tile_only's, so it is predicted for sums (and the transforms) only.
-        for b_grid in POWERS_OF_TWO if not how.idempotent else ():
+        # A grid sized for a block 2, 4 or 8 times the kernel's (a constant changed in one place only).
+        for b_grid in (2 * b, 4 * b, 8 * b) if not how.idempotent else ():
             covered = -(-n // b_grid)
             if b_grid > b and covered & (covered - 1) == 0 and covered < grid:
                 indistinct(out, "grid_block_mismatch", (b, b_grid), 1)
