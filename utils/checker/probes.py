@@ -151,10 +151,13 @@ def same_shape_again(exercise: Exercise, call: Call, cases: list[Case]) -> None:
             for i, (name, run) in enumerate((("A", first), ("B", second)), start=1)
         ],
     )
-    seen = "B's result is A's answer." if reused else "B's result is not A's answer either."
+    if not correct(exercise, first):
+        seen = "A, right in the battery, is wrong when it is called again after the battery."
+    else:
+        seen = "B's result is A's answer." if reused else "B's result is wrong, and is not A's answer."
     message = (
-        f"{exercise.id}: every case of the battery passed, each of its own shape. Then two calls of one "
-        f"shape: A is '{a.name}', B is A times -1.5, plus 0.25:\n{shown}\nWhat the calls show: {seen}\n"
+        f"{exercise.id}: every case of the battery passed. Then two calls of one shape, in a row: A is "
+        f"'{a.name}', B is A times -1.5, plus 0.25:\n{shown}\nWhat the calls show: {seen}\n"
         f"Likely mistake: {exercise.mistakes[code].message}"
     )
     raise ExerciseFailed(message, [code])
