@@ -102,17 +102,16 @@ def scalar_predictions(case: Case, op: str) -> Predictions:
                     indistinct(out, code, (b, which), 1)
                 else:
                     put(out, code, (b, which), sim.combined(sim.one_partial(partials, which, times)))
-        # A grid computed for a larger block than the kernel's: only its first cdiv(n, B) tiles are reduced.
-        # A power-of-two count of them is a power-of-two prefix, first_tile_only's effect, which that names
-        # (a grid of one program, a stage 2 that reads one block): those cases are no evidence.
-        # A max of one prefix is the max of most prefixes around it: for an extreme, the effects rarely tell
-        # this grid from first_tile_only's, so it is predicted for sums (and the transforms) only.
-        # A grid sized for a block 2, 4 or 8 times the kernel's (a constant changed in one place only).
+        # A grid sized for a block B of 2, 4 or 8 times the kernel's (a constant changed in one place only):
+        # only the first cdiv(n, B) tiles are reduced. A power-of-two count of them is a power-of-two
+        # prefix, first_tile_only's effect, which that names: those cases are no evidence. Sums (and the
+        # transforms) only: a max of one prefix is the max of most prefixes around it, so for an extreme
+        # the effects rarely tell this grid from first_tile_only's.
         for b_grid in (2 * b, 4 * b, 8 * b) if not how.idempotent else ():
             covered = -(-n // b_grid)
-            if b_grid > b and covered & (covered - 1) == 0 and covered < grid:
+            if covered & (covered - 1) == 0 and covered < grid:
                 indistinct(out, "grid_block_mismatch", (b, b_grid), 1)
-            elif b_grid > b and covered < grid:
+            elif covered < grid:
                 prefix = sim.combined(sim.program_partials(b, tiles=covered))
                 put(out, "grid_block_mismatch", (b, b_grid), prefix)
         if n % b:  # a grid of n // b programs; with none (n < b), out keeps its garbage or the identity
