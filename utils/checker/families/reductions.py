@@ -55,10 +55,11 @@ def put(predictions: Predictions, code: str, variant: Variant, alternatives: tor
     predict_each(predictions, code, variant, alternatives.reshape(-1, 1))
 
 
-def scalar_predictions(case: Case, op: str) -> Predictions:
+def scalar_predictions(case: Case, op: str, sim: TiledReduction | None = None) -> Predictions:
     """Predictions for whole-array reductions to one scalar (op: a key of REDUCTIONS), by block size: each
-    mistake is the tiled kernel (utils.checker.tiled) with one stage set wrong."""
-    sim = TiledReduction(case.inputs[0], REDUCTIONS[op])
+    mistake is the tiled kernel (utils.checker.tiled) with one stage set wrong. `sim`: the case's
+    simulator, where the caller predicts more with it (its tile partials are then computed once)."""
+    sim = sim or TiledReduction(case.inputs[0], REDUCTIONS[op])
     n, how = sim.n, sim.reduction
     out: Predictions = {}
     for b in POWERS_OF_TWO:

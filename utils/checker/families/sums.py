@@ -54,7 +54,8 @@ def _sum_predictions(case: Case, on_gpu: bool) -> Predictions:
     """scalar_predictions for a sum, plus what only a sum shows: x * x summed, out left at 0, a
     grid-stride loop that steps by one tile (tile t is added once by each program p <= t), and a plain
     tl.store from a persistent kernel (the last program's partial over its stride of tiles survives)."""
-    out = scalar_predictions(case, "sum")
+    sim = TiledReduction(case.inputs[0], REDUCTIONS["sum"])
+    out = scalar_predictions(case, "sum", sim)
     x = case.inputs[0].double()
     n = x.numel()
     expected = x.sum()
@@ -66,7 +67,6 @@ def _sum_predictions(case: Case, on_gpu: bool) -> Predictions:
         predict(out, "zeroed_after_launch", None, 0.0)
     # The battery's largest N that the checker predicts (utils.checker.judge.PREDICTED_UP_TO; see _sum_cases)
     largest = max(size for size, _ in vector_sizes(on_gpu) if size <= PREDICTED_UP_TO)
-    sim = TiledReduction(x, REDUCTIONS["sum"])
     for b in PERSISTENT_BLOCKS + (_LARGE_TILES if n > POWERS_OF_TWO[-1] else []):
         grid = sim.grid(b)
         partials = sim.program_partials(b)
