@@ -376,6 +376,27 @@ def argmax_running_max_from_zero(x, out):
     argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
 
 
+@triton.jit
+def argmax_partials_by_slot_kernel(
+    partial_values_ptr, partial_indices_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr
+):
+    # BUG: equal partial maxima are resolved by slot (program id), not by the index each one carries. With
+    # the persistent stage 1, program 0's winner may lie in a later tile than program 1's.
+    slots = tl.arange(0, BLOCK_SIZE)
+    value = tl.load(partial_values_ptr + slots, mask=slots < n_partials, other=float("-inf"))
+    _, slot = lowest_index_of_max(value, slots)
+    index = tl.load(partial_indices_ptr + slot)
+    tl.store(out_ptr, index.to(tl.float32))
+
+
+def argmax_ties_by_program(x, out):
+    n = x.numel()
+    programs = min(MAX_PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    values, indices = _scratch(programs, x.device)
+    partial_argmax_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    argmax_partials_by_slot_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=MAX_PROGRAMS)
+
+
 CORRECT = [argmax_persistent, argmax_return_indices, argmax_tuple_reduce]
 WRONG = [
     (argmax_ties_highest, "ties_highest_index"),
@@ -393,4 +414,6 @@ WRONG = [
     (argmax_store_race, "store_race" if runs_on_gpu() else ("store_race", "max_of_indices")),
     (argmax_no_mask, "out_of_bounds_read"),
     (argmax_running_max_from_zero, "wrong_initial_value"),
+    # Only the ties across programs fail, each with a later maximum: no race is named, on a GPU either.
+    (argmax_ties_by_program, "ties_not_lowest"),
 ]

@@ -3,7 +3,7 @@
 `utils.checker.diagnose` names a mistake only when a prediction of it matches; learners make mistakes nobody
 listed, and then a name would be a guess. This module says instead what is true of the failing runs,
 computed from them: which elements are wrong or were never written (as index ranges, strides, rows or
-columns), which cases fail (a split by size), and how the wrong values relate to the right ones
+columns), which cases fail (utils.checker.splits), and how the wrong values relate to the right ones
 (utils.checker.relations). Each sentence is checked against every failing case before it is said; a relation
 that holds on some failing cases and not on others is not said. Nothing here reads the learner's code,
 and nothing here names a cause.
@@ -22,7 +22,8 @@ import torch
 from utils.checker import relations
 from utils.checker.judge import Run, agree, close
 from utils.checker.model import Exercise
-from utils.checker.relations import NAMED_CONSTANTS, Finding, reduced_length, wrong_mask
+from utils.checker.relations import NAMED_CONSTANTS, Finding, wrong_mask
+from utils.checker.splits import which_cases
 
 MAX_LISTED = 6  # indices or rows listed by name before "and k more"
 
@@ -288,35 +289,6 @@ def how_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
             return [*findings, found]
     size = relations.spacings(pairs)
     return [*findings, size] if size else findings
-
-
-def which_cases(runs: list[Run], failing: list[Run]) -> list[Finding]:
-    """A split of the cases by size: every case past a power of two fails and every case up to it
-    passes, or the other way round; a sign that one code path (one program, one tile, a loop taken
-    or not) is wrong and the other right. Size: the input's elements, or the row's length."""
-    if not failing or len(failing) == len(runs):
-        return []
-    findings = []
-    for name, size in (("elements", lambda run: run.case.inputs[0].numel()), ("columns", reduced_length)):
-        if name == "columns" and all(run.case.inputs[0].dim() == 1 for run in runs):
-            continue
-        bad = {size(run) for run in failing}
-        good = {size(run) for run in runs if run not in failing}
-        if max(good) < min(bad):
-            text = (
-                f"every case with more than {max(good)} {name} fails, and every case with at most that passes"
-            )
-            findings.append(Finding("cases", text))
-            break
-        if max(bad) < min(good):
-            findings.append(
-                Finding(
-                    "cases",
-                    f"every case with at most {max(bad)} {name} fails, and every case with more passes",
-                )
-            )
-            break
-    return findings
 
 
 def describe(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[Finding]:

@@ -15,7 +15,6 @@ import torch
 
 from utils.checker.judge import PREDICTED_UP_TO, SHARP, Run, close, explains, stale_slack
 from utils.checker.model import EACH_ELEMENT, Exercise, shows_on
-from utils.checker.rounding import without_repeats
 
 
 def _traits(
@@ -206,7 +205,7 @@ def diagnose(
             codes.append("out_of_bounds_read" if same_as_first(False) else "varies_between_runs")
         elif all(run.result.isnan().any() and not run.expected.isnan().any() for run in wrong_values):
             codes.append("produced_nan")
-    codes = without_repeats(codes) or ["wrong_values"]
+    codes = exercise.without_broader(codes) or ["wrong_values"]
     unknown = [code for code in codes if code not in exercise.mistakes]
     if unknown:  # a prediction named a code its exercise has no sentence for: the registry's bug
         raise KeyError(f"exercise {exercise.id!r} has no message for the mistake codes {unknown}")

@@ -28,6 +28,7 @@ import torch
 from utils.checker.messages import ENGINE_MISTAKES
 from utils.checker.rounding import MESSAGES as ROUNDING_MESSAGES
 from utils.checker.rounding import NARROW, rounded
+from utils.checker.rounding import YIELDS as ROUNDING_YIELDS
 from utils.checker.tolerance import sum_tolerance
 
 # Block sizes a learner might have picked, 1 .. 65536, tried for every N: even N = 1 matters, since
@@ -241,6 +242,15 @@ class Exercise:
     # True: a call must launch exactly one Triton kernel and run no torch operation on the device, and
     # two calls in a row must both be right (the checker's first step; see ONE_LAUNCH_MESSAGES).
     one_launch: bool = False
+    # code -> codes that describe the same failures more closely: when one of them is named too, this code
+    # is left out (every exercise: the rounding codes yield to a family's own float16 codes).
+    yields: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def without_broader(self, codes: list[str]) -> list[str]:
+        """`codes` without those that yield to another code in `codes` (see `yields`)."""
+        named = set(codes)
+        yields = {**ROUNDING_YIELDS, **self.yields}
+        return [code for code in codes if not yields.get(code, frozenset()) & named]
 
     def predict(self, case: Case, on_gpu: bool) -> Predictions:
         """What each mistake would give on `case`, by variant (see utils.checker.model), on a GPU or in
@@ -260,6 +270,9 @@ class Exercise:
         unknown = set(self.trait_mistakes.values()) - set(self.mistakes)
         if unknown:
             raise ValueError(f"exercise {self.id!r}: trait_mistakes name codes with no message: {unknown}")
+        unknown = set(self.yields).union(*self.yields.values()) - set(self.mistakes)
+        if unknown:
+            raise ValueError(f"exercise {self.id!r}: yields names codes with no message: {unknown}")
 
 
 _FILL = dict(nan_hint="look for 0/0, inf - inf or 0 * inf, or the sqrt or log of a negative number.")

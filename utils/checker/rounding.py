@@ -16,8 +16,9 @@ import torch
 # code -> the narrower float
 NARROW = {"rounded_to_bfloat16": torch.bfloat16, "rounded_to_float16": torch.float16}
 # A family's own codes for a value that went through float16 or bfloat16, whose sentences already say so:
-# named with them, the codes above add nothing (utils.checker.diagnose keeps the family's).
-FAMILY_CODES = {"fp16_accumulation", "float16_round_trip"}
+# named with them, the codes above add nothing (utils.checker.model.Exercise.yields keeps the family's).
+FAMILY_CODES = frozenset({"fp16_accumulation", "float16_round_trip"})
+YIELDS = {code: FAMILY_CODES for code in NARROW}
 
 MESSAGES = {
     code: f"each wrong value is the right one rounded to {name} ({bits} significant bits, against float32's "
@@ -26,13 +27,6 @@ MESSAGES = {
     "store in out's dtype."
     for code, name, bits in (("rounded_to_bfloat16", "bfloat16", 8), ("rounded_to_float16", "float16", 11))
 }
-
-
-def without_repeats(codes: list[str]) -> list[str]:
-    """`codes` without this module's, where a family's own code for a narrower float is named too."""
-    if FAMILY_CODES & set(codes):
-        return [code for code in codes if code not in NARROW]
-    return codes
 
 
 def rounded(expected: torch.Tensor, narrow: torch.dtype) -> torch.Tensor:

@@ -19,6 +19,7 @@ from utils.checker.model import (
     Predictions,
     mistakes,
     predict,
+    predict_computed,
     predict_each,
 )
 from utils.checker.tiled import REDUCTIONS
@@ -117,8 +118,13 @@ def _argmax_predictions(case: Case, on_gpu: bool) -> Predictions:
         return t.argmax().double()
 
     out: Predictions = {}
+    # The maximum itself (NaN if there is one), as float32 stores it: the value where its index belongs.
+    predict_computed(out, "value_not_index", None, x.float().max().double())
     if len(positions) > 1:
         predict(out, "ties_highest_index", None, positions[-1])
+        # Any of the maxima: the first too, since a tie broken the wrong way shows only where the first
+        # maximum loses a comparison (a passing case with ties is no evidence against it).
+        predict_each(out, "ties_not_lowest", None, positions.double())
     if not nan.any() and x.max() < 0:  # a running (0.0, index) that no element beats: its index stays
         for start in (0, -1, _FLOAT32_INT32_MAX):
             predict(out, "wrong_initial_value", ("started at 0.0 with index", start), start)
@@ -161,6 +167,12 @@ ARGMAX_MESSAGES = {
     "tie keep the lower index (index_a < index_b), in the loop and in the combine. The "
     "lowest lane of a tile is not the lowest index once lanes hold indices from "
     "several tiles.",
+    "value_not_index": "out holds the maximum itself, not its index: store the index that travels with the "
+    "winning value (the value decides, the index is what argmax returns).",
+    "ties_not_lowest": "each failing case's out is the index of a maximum (an element equal to the largest, "
+    "or a NaN), but not the first one, which torch.argmax returns. On a tie the lower index must win at "
+    "every step: in the loop over tiles, within a tile, and where the programs' partials are combined "
+    "(by their indices, whatever the order of the programs that found them).",
     "nan_not_maximum": "the cases with a NaN fail: torch.argmax treats NaN as larger than every number and "
     "returns the first NaN's index. x > y is False when either is NaN, and tl.max "
     "(with or without return_indices) drops NaN: test x != x yourself.",
@@ -265,5 +277,11 @@ EXERCISES = [
         predictions=_argmax_predictions,
         mistakes=mistakes(ARGMAX_MESSAGES, **ARGMAX_WORDS),
         trait_mistakes={"nan": "nan_not_maximum", "ties": "ties_highest_index"},
+        # Where every failing result is a later maximum, a race among the programs' winners is not proven
+        # (a combine that breaks ties by program order lands on the same indices, every time).
+        yields={
+            "store_race": frozenset({"ties_not_lowest"}),
+            "ties_not_lowest": frozenset({"ties_highest_index"}),
+        },
     ),
 ]

@@ -1,0 +1,69 @@
+"""Which cases fail, as a fact of the battery: every failing case shares a trait that some passing case
+lacks (the NaN cases, the float16 ones), or the cases split by size. Part of the checker's description of a
+failure (utils.checker.describe); like it, nothing here names a cause."""
+
+from __future__ import annotations
+
+from utils.checker.judge import Run
+from utils.checker.relations import Finding, reduced_length
+
+# What the cases with a trait (utils.checker.model.Case.traits) have in common, in a report's words.
+TRAIT_WORDS = {
+    "nan": "with a NaN in x",
+    "ties": "with the maximum tied",
+    "extreme": "of values so large or small that exp overflows or underflows in float32",
+    "sorted": "of sorted values",
+    "offset": "of values far from 0 (a spread of about 1 around 1e4)",
+    "large_mean": "of rows whose mean is large against their spread",
+    "fp16": "in float16",
+    "strided": "on a strided or transposed view",
+    "all_neg_inf": "with a row of -inf",
+}
+
+
+def _by_trait(runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """Every failing case shares a trait that some passing case lacks: the cases it marks are where the
+    mistake shows (a fact of the battery, whatever the cause)."""
+    findings = []
+    for trait, words in TRAIT_WORDS.items():
+        marked = [run for run in runs if trait in run.case.traits]
+        if all(run in marked for run in failing) and len(marked) < len(runs):
+            shown = (
+                f"all {len(marked)}"
+                if len(failing) == len(marked)
+                else f"{len(failing)} of the {len(marked)}"
+            )
+            findings.append(
+                Finding("cases", f"only cases {words} fail ({shown} of them); every other passes")
+            )
+    return findings
+
+
+def which_cases(runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """A split of the cases: by a trait (see _by_trait), or by size: every case past a power of two fails
+    and every case up to it passes, or the other way round; a sign that one code path (one program, one
+    tile, a loop taken or not) is wrong and the other right. Size: the input's elements, or the row's
+    length."""
+    if not failing or len(failing) == len(runs):
+        return []
+    findings = _by_trait(runs, failing)
+    for name, size in (("elements", lambda run: run.case.inputs[0].numel()), ("columns", reduced_length)):
+        if name == "columns" and all(run.case.inputs[0].dim() == 1 for run in runs):
+            continue
+        bad = {size(run) for run in failing}
+        good = {size(run) for run in runs if run not in failing}
+        if max(good) < min(bad):
+            text = (
+                f"every case with more than {max(good)} {name} fails, and every case with at most that passes"
+            )
+            findings.append(Finding("cases", text))
+            break
+        if max(bad) < min(good):
+            findings.append(
+                Finding(
+                    "cases",
+                    f"every case with at most {max(bad)} {name} fails, and every case with more passes",
+                )
+            )
+            break
+    return findings
