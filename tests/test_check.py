@@ -342,7 +342,7 @@ def test_a_race_too_large_to_predict_counts_neither_way(monkeypatch, cap, named,
 
 
 def test_a_race_won_element_by_element_is_named_on_a_gpu_only():
-    """Row 0 mixed from several rows, the other rows left alone: a GPU's race (EACH_ELEMENT). The
+    """Row 0 mixed from several rows, the other rows left alone: a GPU's race (Form.each_element). The
     interpreter runs programs in order, so there the same result names no race."""
     from utils.checker.diagnose import diagnose
     from utils.checker.judge import correct

@@ -23,7 +23,7 @@ from tests.test_check import _params
 from utils.checker.data import values
 from utils.checker.families import EXERCISES
 from utils.checker.judge import correct, explains
-from utils.checker.model import EACH_ELEMENT, Case, shows_on
+from utils.checker.model import Case
 from utils.checker.report import ExerciseFailed
 from utils.checker.runner import _run
 from utils.setup import runs_on_gpu
@@ -98,10 +98,8 @@ def test_a_wrong_result_at_any_length_is_the_declared_mistakes_prediction(exerci
         (code, variant)
         for code in predicted
         for variant, alternatives in predictions[code].items()
-        if shows_on(variant, on_gpu)
-        and explains(
-            exercise, run, alternatives, each_element=isinstance(variant, tuple) and EACH_ELEMENT in variant
-        )
+        if variant.shows_on(on_gpu)
+        and explains(exercise, run, alternatives, each_element=variant.each_element)
     ]
     assert explained, (
         f"N={n}: {fn.__name__} gave {run.result.tolist()} (right: {run.expected.tolist()}), which no "

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import torch
 
 from utils.checker.judge import PREDICTED_UP_TO, SHARP, Run, close, explains, stale_slack
-from utils.checker.model import EACH_ELEMENT, Exercise, shows_on
+from utils.checker.model import Exercise
 
 
 def _traits(
@@ -82,9 +82,6 @@ def diagnose(
     def alternatives(prediction: torch.Tensor | None) -> int:
         return 0 if prediction is None else len(prediction)
 
-    def each(variant) -> bool:
-        return isinstance(variant, tuple) and EACH_ELEMENT in variant
-
     codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]  # the likely cause: first
     if all(run.untouched for run in runs):
         returned = any(run.returned is not None for run in runs)
@@ -143,7 +140,7 @@ def diagnose(
         return judged[key]
 
     for code in sorted({code for p in predictions.values() for code in p}):
-        variants = {v for p in predictions.values() for v in p.get(code, {}) if shows_on(v, on_gpu)}
+        variants = {v for p in predictions.values() for v in p.get(code, {}) if v.shows_on(on_gpu)}
 
         def guess(run: Run, variant, code=code) -> torch.Tensor | None:
             if id(run) in unpredicted:  # no evidence either way (as core.too_large_to_predict)
@@ -153,8 +150,8 @@ def diagnose(
         alone = [
             v
             for v in variants
-            if all(matches(run, guess(run, v), each(v), passing=False) for run in wrong_values)
-            and all(matches(run, guess(run, v), each(v), passing=True) for run in passing)
+            if all(matches(run, guess(run, v), v.each_element, passing=False) for run in wrong_values)
+            and all(matches(run, guess(run, v), v.each_element, passing=True) for run in passing)
             and any(alternatives(guess(run, v)) for run in wrong_values)  # evidence from one case at least
         ]
         if alone:

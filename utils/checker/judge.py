@@ -83,8 +83,8 @@ def explains(
     it matches when any of them does. Elements an alternative marks UNWRITTEN must still hold the
     garbage, or the exercise's identity where the host reset out first (0 for a sum, -inf for a max).
     None, no prediction, is the right answer: it explains no failing run. `each_element`: every element
-    may match a different alternative (races with a winner per element, utils.checker.model.EACH_ELEMENT);
-    an element that no alternative writes must then be left as it was.
+    may match a different alternative (races with a winner per element: Form.each_element in
+    utils.checker.model); an element that no alternative writes must then be left as it was.
     """
     if prediction is None:
         return False

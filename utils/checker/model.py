@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
 import torch
@@ -39,53 +39,65 @@ UNWRITTEN = math.nan
 
 Layout = Literal["contiguous", "transposed", "sliced"]  # how a 2-D input is laid out in memory
 Compare = Literal["elementwise", "sum", "exact"]  # how a result is judged against the reference
-Variant = Hashable  # the form a mistake takes: a block size, (block size, padding), a name, None
-# mistake code -> variant -> what it produces: a tensor of shape (alternatives, out.numel()), float64. A
-# variant may give several alternatives on one case, e.g. which program's store survived a race.
-Predictions = dict[str, dict[Variant, torch.Tensor]]
+# mistake code -> form -> what it produces: a tensor of shape (alternatives, out.numel()), float64. A
+# form may give several alternatives on one case, e.g. which program's store survived a race.
+Predictions = dict[str, dict["Form", torch.Tensor]]
 
 
-# Marks a variant that only a GPU produces: programs that race finish in any order there, while the
-# interpreter runs them one after another (the last program's store is the one that stays).
-ANY_ORDER = "programs in any order (GPU)"
+@dataclass(frozen=True)
+class Form:
+    """One form of a mistake, the key of its predictions: the setting that makes it (a block size, a tuple
+    that starts with one, a name or None), where it can happen and how its alternatives are matched."""
+
+    setting: Hashable = None
+    # Only a GPU makes it: programs that race finish in any order there, while the interpreter runs them
+    # one after another (the last program's store is the one that stays).
+    any_order: bool = False
+    # Each element of out may come from a different alternative (each row's race has its own winner), not
+    # the whole of out from one.
+    each_element: bool = False
+    # Only Triton's interpreter makes it (it runs Python's max() on a tile as Python does, say, where the
+    # GPU compiler turns it into tl.maximum).
+    interpreter_only: bool = False
+
+    def shows_on(self, on_gpu: bool) -> bool:
+        """Can this form happen on this device?"""
+        return not (self.any_order and not on_gpu) and not (self.interpreter_only and on_gpu)
 
 
-# With ANY_ORDER: each element of out may come from a different alternative (each row's race has its own
-# winner), not the whole of out from one.
-EACH_ELEMENT = "each element its own alternative"
-# Marks a variant that only Triton's interpreter produces (it runs Python's max() on a tile as Python
-# does, say, where the GPU compiler turns it into tl.maximum).
-INTERPRETER_ONLY = "in Triton's interpreter only"
+Variant = Hashable  # what a family passes to predict: a Form, or a setting (as Form(setting))
 
 
-def shows_on(variant: Variant, on_gpu: bool) -> bool:
-    """Can this form of a mistake happen on this device (ANY_ORDER: a GPU; INTERPRETER_ONLY: the CPU)?"""
-    marks = variant if isinstance(variant, tuple) else ()
-    return not (ANY_ORDER in marks and not on_gpu) and not (INTERPRETER_ONLY in marks and on_gpu)
+def race(setting: Hashable, each_element: bool = False) -> Form:
+    """The form of a race on a GPU: any program's store may be the one that stays (each element's own,
+    with `each_element`)."""
+    return Form(setting, any_order=True, each_element=each_element)
+
+
+def as_form(variant: Variant) -> Form:
+    return variant if isinstance(variant, Form) else Form(variant)
 
 
 def block_variants(predictions: Predictions, length: int) -> Predictions:
-    """Predictions made for a block size b (variant b, or a tuple (b, ...)) under both ways a learner sets
-    BLOCK_SIZE: a constant b, or triton.next_power_of_2(length) capped at some power of two (the only
-    way for a single tile). `length` is what the block tiles: N, or the number of columns."""
+    """Predictions made for a block size b (a form whose setting is b, or a tuple (b, ...)) under both ways
+    a learner sets BLOCK_SIZE: a constant b, or triton.next_power_of_2(length) capped at some power of two
+    (the only way for a single tile). `length` is what the block tiles: N, or the number of columns."""
     fitted = 1 << max(length - 1, 0).bit_length()  # triton.next_power_of_2(length)
     out: Predictions = {}
-    for code, variants in predictions.items():
+    for code, forms in predictions.items():
         out[code] = {}
-        for variant, results in variants.items():
-            if isinstance(variant, int):
-                variant = (variant,)
-            if not (isinstance(variant, tuple) and variant and isinstance(variant[0], int)):
-                out[code][variant] = results  # not a block size
+        for form, results in forms.items():
+            setting = (form.setting,) if isinstance(form.setting, int) else form.setting
+            if not (isinstance(setting, tuple) and setting and isinstance(setting[0], int)):
+                out[code][form] = results  # not a block size
                 continue
-            b, rest = variant[0], variant[1:]
-            fixed = ("BLOCK_SIZE", b, *rest)
-            out[code][fixed] = results
+            b, rest = setting[0], setting[1:]
+            out[code][replace(form, setting=("BLOCK_SIZE", b, *rest))] = results
             # min(fitted, cap) == b: the cap b itself below `fitted`, every cap from `fitted` up at it
             caps = [b] if b < fitted else [c for c in POWERS_OF_TWO if c >= b] if b == fitted else []
             for cap in caps:
                 capped = ("BLOCK_SIZE = min(next_power_of_2(n), cap)", cap, *rest)
-                out[code][capped] = results
+                out[code][replace(form, setting=capped)] = results
     return out
 
 
@@ -101,15 +113,16 @@ def predict_each(predictions: Predictions, code: str, variant: Variant, alternat
     share it (the engine only reads predictions)."""
     alternatives = torch.as_tensor(alternatives, dtype=torch.float64)
     rows = alternatives.reshape(len(alternatives), -1)
-    earlier = predictions.setdefault(code, {}).get(variant)
-    predictions[code][variant] = rows if earlier is None else torch.cat([earlier, rows])
+    form = as_form(variant)
+    earlier = predictions.setdefault(code, {}).get(form)
+    predictions[code][form] = rows if earlier is None else torch.cat([earlier, rows])
 
 
 def too_large_to_predict(predictions: Predictions, code: str, variant: Variant, numel: int) -> None:
     """Record that mistake `code`, in form `variant`, is not predicted on this case: its alternatives
     would not fit in memory. The engine counts such a case neither for the form nor against it
     (utils.checker.diagnose), and names the form only if it explains the failing cases it does predict."""
-    predictions.setdefault(code, {})[variant] = torch.empty(0, numel, dtype=torch.float64)
+    predictions.setdefault(code, {})[as_form(variant)] = torch.empty(0, numel, dtype=torch.float64)
 
 
 def indistinct(predictions: Predictions, code: str, variant: Variant, numel: int) -> None:
@@ -139,7 +152,7 @@ def predict_missing_row_offset(
     predict(predictions, "missing_row_offset", "every row stored into out's first row", last.reshape(-1))
     # On a GPU any row's store may be the one that stays, and a different one for each element: the warps
     # of different programs store their parts of the row at different times.
-    raced = ("every row stored into out's first row", ANY_ORDER, EACH_ELEMENT)
+    raced = race("every row stored into out's first row", each_element=True)
     if rows * rows * cols <= MAX_RACE_ELEMENTS:
         stored = torch.full((rows, rows, cols), UNWRITTEN, dtype=torch.float64)
         stored[:, 0] = reference
@@ -258,7 +271,7 @@ class Exercise:
         predictions = block_variants(self.predictions(case, on_gpu), case.inputs[0].shape[-1])
         expected = self.reference(*(x.double() for x in case.inputs))
         for code, narrow in NARROW.items():  # every exercise: the result rounded through a narrower float
-            form = (str(narrow), EACH_ELEMENT)
+            form = Form(str(narrow), each_element=True)
             predict_each(predictions, code, form, nan_as_predicted(rounded(expected, narrow)))
         return predictions
 

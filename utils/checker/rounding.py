@@ -32,7 +32,7 @@ MESSAGES = {
 def rounded(expected: torch.Tensor, narrow: torch.dtype) -> torch.Tensor:
     """The values of `narrow` next to `expected` (float64): rounded to nearest, toward zero, and the
     neighbours of the nearest, (4, expected.numel()) float64; a computed NaN is kept as PRODUCES_NAN by the
-    caller. Matched element by element (EACH_ELEMENT): the kernel rounds its own float32 value, which may
+    caller. Matched element by element (Form.each_element): the kernel rounds its own float32 value, which may
     fall on the other side of a rounding boundary than the float64 reference does."""
     value = expected.reshape(-1).float()
     nearest = value.to(narrow)

@@ -15,10 +15,10 @@ import torch
 from utils.checker.data import vector_cases
 from utils.checker.messages import SUM_WORDS, TILE_MESSAGES
 from utils.checker.model import (
-    INTERPRETER_ONLY,
     POWERS_OF_TWO,
     Case,
     Exercise,
+    Form,
     Predictions,
     Variant,
     mistakes,
@@ -142,15 +142,15 @@ def _relu_in_the_interpreter(case: Case, out: Predictions) -> None:
     predict(
         out,
         "float16_round_trip",
-        ("bfloat16 inputs", INTERPRETER_ONLY),
+        Form("bfloat16 inputs", interpreter_only=True),
         _bfloat16_truncated(case.inputs[0].float()),
     )
     x = case.inputs[0].double().reshape(1, -1)
     zeros = torch.zeros_like(x)
     for b in POWERS_OF_TWO:
         if b >= 2:
-            predict_each(out, "builtin_max", (b, "max(x, 0.0)", INTERPRETER_ONLY), zeros)
-            predict_each(out, "builtin_max", (b, "max(0.0, x)", INTERPRETER_ONLY), x)
+            predict_each(out, "builtin_max", Form((b, "max(x, 0.0)"), interpreter_only=True), zeros)
+            predict_each(out, "builtin_max", Form((b, "max(0.0, x)"), interpreter_only=True), x)
 
 
 def _cases(large: bool, arity: int) -> list[Case]:

@@ -11,7 +11,6 @@ from utils.checker.data import describe, extra_cases, tiles, values, vector_case
 from utils.checker.families.reductions import MAX_RACE_PROGRAMS, SCALAR_MESSAGES, scalar_predictions, total
 from utils.checker.messages import TILE_MESSAGES
 from utils.checker.model import (
-    ANY_ORDER,
     POWERS_OF_TWO,
     UNWRITTEN,
     Case,
@@ -21,6 +20,7 @@ from utils.checker.model import (
     predict,
     predict_computed,
     predict_each,
+    race,
 )
 from utils.checker.tiled import REDUCTIONS
 
@@ -145,7 +145,7 @@ def _argmax_predictions(case: Case, on_gpu: bool) -> Predictions:
                 winners = x[: full * b].view(full, b).argmax(1).double() + b * torch.arange(full)
                 if n % b:
                     winners = torch.cat([winners, last.reshape(1)])
-                predict_each(out, "store_race", (b, ANY_ORDER), winners)
+                predict_each(out, "store_race", race(b), winners)
             for b2 in POWERS_OF_TWO:
                 if b * b2 < n:
                     predict(out, "first_tile_only", (b, b2), argmax(x[: b * b2]))

@@ -15,7 +15,6 @@ from utils.checker.data import (
 from utils.checker.families.reductions import MAX_RACE_PROGRAMS, scalar_predictions
 from utils.checker.families.transforms import MESSAGES, TRANSFORM_WORDS
 from utils.checker.model import (
-    ANY_ORDER,
     POWERS_OF_TWO,
     Case,
     Exercise,
@@ -23,6 +22,7 @@ from utils.checker.model import (
     mistakes,
     predict,
     predict_each,
+    race,
 )
 from utils.checker.tiled import REDUCTIONS
 from utils.checker.tolerance import FP32_EPS
@@ -121,7 +121,7 @@ def _logsumexp_program_predictions(x: torch.Tensor, out: Predictions) -> None:
                         if variant == b:  # scalar_predictions has the race of one tile per program
                             continue
                         if code.endswith("any order"):
-                            predict_each(out, "store_race", (*variant, ANY_ORDER), rows)
+                            predict_each(out, "store_race", race(variant), rows)
                             continue
                     predict_each(out, code, variant, rows)
 

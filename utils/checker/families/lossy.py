@@ -13,10 +13,11 @@ from utils.checker.data import (
 )
 from utils.checker.judge import PREDICTED_UP_TO
 from utils.checker.model import (
-    ANY_ORDER,
     POWERS_OF_TWO,
     UNWRITTEN,
     Predictions,
+    predict_each,
+    race,
 )
 
 # ----------------------------------------------------------------------------------------------------
@@ -53,10 +54,8 @@ class Scalars:
         flat = flat if finish is None else finish(flat)
         start = 0
         for code, variant, results in self.rows:
-            rows = flat[start : start + len(results)].view(-1, 1)
+            predict_each(out, code, variant, flat[start : start + len(results)].view(-1, 1))
             start += len(results)
-            earlier = out.setdefault(code, {}).get(variant)
-            out[code][variant] = rows if earlier is None else torch.cat([earlier, rows])
 
 
 def _half(values) -> np.ndarray:
@@ -184,7 +183,7 @@ def persistent_predictions(fx: torch.Tensor, finish, put: Scalars, on_gpu: bool)
                 results = [sums[-1]] + ([sums.new_zeros(())] if p > grid else [])
             put("store_race", (b, p, "persistent"), *(same(r) for r in results))
             if on_gpu:  # any program's partial (an idle one's 0.0 among them)
-                put("store_race", (b, p, "persistent", ANY_ORDER), *same(programs))
+                put("store_race", race((b, p, "persistent")), *same(programs))
 
 
 def lossy_predictions(x: torch.Tensor, transform, put: Scalars, count: bool) -> None:

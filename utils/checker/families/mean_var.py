@@ -19,8 +19,6 @@ from utils.checker.families.reductions import MAX_RACE_PROGRAMS
 from utils.checker.families.transforms import MESSAGES, TRANSFORM_WORDS, scaled_cases
 from utils.checker.messages import SUM_WORDS
 from utils.checker.model import (
-    ANY_ORDER,
-    EACH_ELEMENT,
     POWERS_OF_TWO,
     UNWRITTEN,
     Case,
@@ -29,6 +27,7 @@ from utils.checker.model import (
     mistakes,
     predict,
     predict_each,
+    race,
     too_large_to_predict,
 )
 from utils.checker.tolerance import FP32_EPS
@@ -142,7 +141,7 @@ def _mean_var_tile_predictions(x: torch.Tensor, out: Predictions) -> None:
             predict_each(out, "store_race", b, as_rows([mean_t[-1], m2_t[-1] / c_t[-1]]))
             if count <= MAX_RACE_PROGRAMS:  # out[0] and out[1] are two stores: each its own winner
                 races = np.stack([mean_t, m2_t / c_t], 1)
-                predict_each(out, "store_race", (b, ANY_ORDER, EACH_ELEMENT), races)
+                predict_each(out, "store_race", race(b, each_element=True), races)
             predict_each(out, "spread_between_tiles", b, as_rows([mean, m2_t.sum() / n]))
             merged: dict[int, dict[str, torch.Tensor]] = {}
             for variant, grid in grids(n, b):
@@ -152,7 +151,7 @@ def _mean_var_tile_predictions(x: torch.Tensor, out: Predictions) -> None:
                     merged[grid] = _mean_var_merges(c_t, mean_t, m2_t, grid, mean, n)
                 for code, rows in merged[grid].items():
                     if code == "store_race any order":
-                        predict_each(out, "store_race", (*variant, ANY_ORDER, EACH_ELEMENT), rows)
+                        predict_each(out, "store_race", race(variant, each_element=True), rows)
                     elif code.startswith("spread_between_tiles"):
                         predict_each(out, "spread_between_tiles", (*variant, code.split(": ")[1]), rows)
                     else:
@@ -187,11 +186,9 @@ def _mean_var_tile_predictions(x: torch.Tensor, out: Predictions) -> None:
                         np.broadcast_arrays(mean_i[:, None], sh2_t[None, :] / n - (sh1_t / n)[:, None] ** 2),
                         -1,
                     )
-                    predict_each(
-                        out, "store_race", (*variant, ANY_ORDER), torch.from_numpy(pairs.reshape(-1, 2))
-                    )
+                    predict_each(out, "store_race", race(variant), torch.from_numpy(pairs.reshape(-1, 2)))
                 else:
-                    too_large_to_predict(out, "store_race", (*variant, ANY_ORDER), 2)
+                    too_large_to_predict(out, "store_race", race(variant), 2)
 
 
 # A race of the two sums' stores is predicted as every pair of winners up to this many programs.

@@ -12,7 +12,6 @@ import torch
 
 from utils.checker.data import vector_cases
 from utils.checker.model import (
-    ANY_ORDER,
     POWERS_OF_TWO,
     Case,
     Exercise,
@@ -20,6 +19,7 @@ from utils.checker.model import (
     Variant,
     indistinct,
     predict_each,
+    race,
 )
 from utils.checker.tiled import REDUCTIONS, Stage2, TiledReduction
 
@@ -81,7 +81,7 @@ def scalar_predictions(case: Case, op: str, sim: TiledReduction | None = None) -
             # interpreter, any program's on a GPU.
             put(out, "store_race", b, sim.combined(partials, "store"))
             if grid <= MAX_RACE_PROGRAMS:
-                put(out, "store_race", (b, ANY_ORDER), sim.combined(partials, "any store"))
+                put(out, "store_race", race(b), sim.combined(partials, "any store"))
             # A persistent loop that assigns to its accumulator: each program keeps its last tile. (Tiles
             # of 256 and up, the course's persistent kernels' and the ones copied from them.)
             for p in PERSISTENT_PROGRAMS if b >= 256 else ():

@@ -26,8 +26,6 @@ import torch
 from utils.checker.data import float16_exact, values
 from utils.checker.messages import SUM_WORDS, TILE_MESSAGES
 from utils.checker.model import (
-    ANY_ORDER,
-    EACH_ELEMENT,
     POWERS_OF_TWO,
     UNWRITTEN,
     Case,
@@ -37,6 +35,7 @@ from utils.checker.model import (
     mistakes,
     predict,
     predict_each,
+    race,
 )
 
 MESSAGES = {
@@ -182,7 +181,7 @@ def _combine_predictions(out: Predictions, keys: list[tuple], starts, ends, sums
         # A plain tl.store: the last split stores last in the interpreter; on a GPU any split may win,
         # a different one in each row.
         predict(out, "store_race", key, partials[-1])
-        predict_each(out, "store_race", (*key, ANY_ORDER, EACH_ELEMENT), partials)
+        predict_each(out, "store_race", race(key, each_element=True), partials)
         # No start offset: every program sums the first chunk.
         predict(out, "missing_program_offset", key, first_chunk)
 
@@ -279,7 +278,7 @@ def _row_predictions(case: Case, on_gpu: bool) -> Predictions:
         stored = np.full((len(racers), rows), UNWRITTEN)
         stored[:, 0] = sums.total[racers]
         predict(out, "missing_row_offset", "every row stored into out[0]", stored[-1])
-        predict_each(out, "missing_row_offset", ("every row stored into out[0]", ANY_ORDER), stored)
+        predict_each(out, "missing_row_offset", race("every row stored into out[0]"), stored)
     return out
 
 

@@ -20,13 +20,13 @@ from utils.checker.families.reductions import (
 from utils.checker.judge import PREDICTED_UP_TO
 from utils.checker.messages import ONE_LAUNCH_MESSAGES, SUM_WORDS, TILE_MESSAGES
 from utils.checker.model import (
-    ANY_ORDER,
     POWERS_OF_TWO,
     Case,
     Exercise,
     Predictions,
     mistakes,
     predict,
+    race,
 )
 from utils.checker.tiled import REDUCTIONS, TiledReduction
 
@@ -74,7 +74,7 @@ def _sum_predictions(case: Case, on_gpu: bool) -> Predictions:
             if grid > 1:
                 put(out, "store_race", b, sim.combined(partials, "store"))
                 if on_gpu:
-                    put(out, "store_race", (b, ANY_ORDER), sim.combined(partials, "any store"))
+                    put(out, "store_race", race(b), sim.combined(partials, "any store"))
             continue
         # A grid of one program per tile, each looping from its tile to the end; with P >= tiles
         # programs, every P gives that one result.
@@ -100,7 +100,7 @@ def _sum_predictions(case: Case, on_gpu: bool) -> Predictions:
                 last = torch.cat([last, sim.combined(partials, "store")])
             put(out, "store_race", (b, p, "persistent"), last)
             if on_gpu:
-                put(out, "store_race", (b, p, "persistent", ANY_ORDER), sim.combined(launched, "any store"))
+                put(out, "store_race", race((b, p, "persistent")), sim.combined(launched, "any store"))
     return out
 
 
