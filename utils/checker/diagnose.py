@@ -14,7 +14,7 @@ from collections.abc import Callable
 import torch
 
 from utils.checker.judge import PREDICTED_UP_TO, SHARP, Run, close, explains, stale_slack
-from utils.checker.model import Exercise
+from utils.checker.model import Exercise, Form, Predictions
 
 
 def _traits(
@@ -22,7 +22,7 @@ def _traits(
     failing: list[Run],
     passing: list[Run],
     wrong_values: list[Run],
-    predictions: dict[int, dict],
+    predicted_on_failing: Callable[[str], bool],
     structural: bool,
     confirms: Callable[[str], bool],
 ) -> list[str]:
@@ -30,9 +30,9 @@ def _traits(
 
     That split alone proves little: any mistake that happens to spare the other cases makes it. So a trait
     names its code only when the effects agree with it too: not when the code has a prediction on a
-    failing case and the trait has no probe (the prediction decides, in diagnose), not when an element
-    was never written, and not when utils.checker.describe found a structure that a mistake of that kind
-    cannot make (`structural`: an exact relation such as a factor of n, or wrong elements laid out by
+    failing case (`predicted_on_failing(code)`) and the trait has no probe (the prediction decides, in
+    diagnose), not when an element was never written, and not when utils.checker.describe found a
+    structure that a mistake of that kind cannot make (`structural`: an exact relation such as a factor of n, or wrong elements laid out by
     blocks). Last, `confirms(trait)` runs the exercise's probe for the trait where it has one
     (utils.checker.second_looks: the failing case again, with values on which the mistake would do no
     harm): the mistake is named only if the probe then passes."""
@@ -48,7 +48,7 @@ def _traits(
         # Where the exercise has a probe for the trait, the probe decides; where it has none, a
         # prediction of the code does (a trait alone named any mistake that spared the other cases).
         probed = trait in exercise.trait_probes
-        predicted = not probed and any(code in predictions.get(id(run), {}) for run in wrong_values)
+        predicted = not probed and predicted_on_failing(code)
         unwritten = any(bool((run.result == run.garbage).any()) for run in wrong_values)
         if not (predicted or unwritten or structural) and confirms(trait):
             codes.append(code)
@@ -79,9 +79,6 @@ def diagnose(
     `confirms(trait)`: whether the exercise's probe for that trait agrees (see _traits).
     """
 
-    def alternatives(prediction: torch.Tensor | None) -> int:
-        return 0 if prediction is None else len(prediction)
-
     codes = [] if all(run.inputs_intact for run in runs) else ["input_modified"]  # the likely cause: first
     if all(run.untouched for run in runs):
         returned = any(run.returned is not None for run in runs)
@@ -94,19 +91,26 @@ def diagnose(
     # CPU: it counts neither way while a smaller failing case can decide, and is predicted only if none can.
     decides = any(run.case.n <= PREDICTED_UP_TO for run in wrong_values)
     unpredicted = {id(run) for run in wrong_values + passing if decides and run.case.n > PREDICTED_UP_TO}
-    predictions = {  # none at all where no value is wrong (only canaries or inputs): nothing to explain
-        id(run): {} if id(run) in unpredicted else exercise.predict(run.case, on_gpu)
-        for run in (wrong_values + passing if wrong_values else [])
-    }
-    codes += _traits(exercise, failing, passing, wrong_values, predictions, structural, confirms)
+    # Predicted when first needed, the smallest case first: a prediction costs more than a run, and the
+    # forms left to judge after a few cases are often none.
+    predictions: dict[int, Predictions] = {}
+
+    def predicted(run: Run) -> Predictions:
+        if id(run) not in predictions:
+            predictions[id(run)] = {} if id(run) in unpredicted else exercise.predict(run.case, on_gpu)
+        return predictions[id(run)]
+
+    smallest_first = sorted(wrong_values, key=lambda run: run.case.n)
+
+    def predicted_on_failing(code: str) -> bool:
+        return any(code in predicted(run) for run in smallest_first)
+
+    codes += _traits(exercise, failing, passing, wrong_values, predicted_on_failing, structural, confirms)
     if not wrong_values:
         return codes or ["wrong_values"]
 
     def stale(run: Run, results: torch.Tensor) -> torch.Tensor:
         return exercise.stale(results.double(), run.garbage)
-
-    def as_prediction(run: Run, result: torch.Tensor) -> torch.Tensor:
-        return result.double().reshape(1, -1)
 
     # Stale results may be NaN (the sqrt of a negative garbage plus a sum): compare them NaN for NaN.
     def stale_explains(run: Run, results: torch.Tensor) -> bool:
@@ -117,66 +121,96 @@ def diagnose(
         )
 
     # Out not reset: every case, passing ones too, is what atomics onto the garbage give.
-    stale_alone = all(stale_explains(run, as_prediction(run, run.expected)) for run in wrong_values + passing)
+    stale_right = {
+        id(run): stale_explains(run, run.expected.reshape(1, -1)) for run in wrong_values + passing
+    }
+    stale_alone = all(stale_right.values())
     if stale_alone:
         codes.append("stale_out")
-    # How many alternatives a mistake needed, at most on one case (a race: any program's partial may win),
-    # alone and on top of a stale out.
-    breadth: dict[str, int] = {}
-    breadth_with_stale: dict[str, int] = {}
-    # Variants often share one prediction tensor (block sizes tried as constants and as capped powers of
-    # two, persistent grids larger than the tiles): judge each (run, tensor) once.
+    # Forms often share one prediction tensor (block sizes tried as constants and as capped powers of
+    # two, persistent grids larger than the tiles): judge each (run, tensor) once, alone and on top of a
+    # stale out.
     judged: dict[tuple[int, int, bool], bool] = {}
+    judged_stale: dict[tuple[int, int], bool] = {}
 
-    def matches(run: Run, prediction: torch.Tensor | None, each_element: bool, passing: bool) -> bool:
-        """Does the prediction explain the run? For a passing run: does it leave room for the mistake?"""
+    def guess(run: Run, code: str, form: Form) -> torch.Tensor | None:
+        if id(run) in unpredicted:  # no evidence either way (as model.too_large_to_predict)
+            return torch.empty(0, run.result.numel(), dtype=torch.float64)
+        return predictions.get(id(run), {}).get(code, {}).get(form)
+
+    def matches(run: Run, code: str, form: Form, passing: bool) -> bool:
+        """Does the form explain the run? For a passing run: does it leave room for the mistake?"""
+        prediction = guess(run, code, form)
         if prediction is None:
             return passing  # the mistake would not have shown: consistent with a pass, explains no failure
         if not len(prediction):
-            return True  # too large to predict on this case (core.too_large_to_predict): no evidence
-        key = (id(run), id(prediction), each_element)
+            return True  # too large to predict on this case (model.too_large_to_predict): no evidence
+        key = (id(run), id(prediction), form.each_element)
         if key not in judged:
-            judged[key] = explains(exercise, run, prediction, each_element=each_element)
+            judged[key] = explains(exercise, run, prediction, each_element=form.each_element)
         return judged[key]
 
-    for code in sorted({code for p in predictions.values() for code in p}):
-        variants = {v for p in predictions.values() for v in p.get(code, {}) if v.shows_on(on_gpu)}
+    def with_stale(run: Run, code: str, form: Form) -> bool:  # the mistake where it shows, on a stale out
+        mistaken = guess(run, code, form)
+        if stale_right[id(run)] or mistaken is None or not len(mistaken):
+            return stale_right[id(run)]
+        key = (id(run), id(mistaken))
+        if key not in judged_stale:
+            judged_stale[key] = stale_explains(run, mistaken)
+        return judged_stale[key]
 
-        def guess(run: Run, variant, code=code) -> torch.Tensor | None:
-            if id(run) in unpredicted:  # no evidence either way (as core.too_large_to_predict)
-                return torch.empty(0, run.result.numel(), dtype=torch.float64)
-            return predictions[id(run)].get(code, {}).get(variant)
+    def alternatives(run: Run, code: str, form: Form) -> int:
+        prediction = guess(run, code, form)
+        return 0 if prediction is None else len(prediction)
 
-        alone = [
-            v
-            for v in variants
-            if all(matches(run, guess(run, v), v.each_element, passing=False) for run in wrong_values)
-            and all(matches(run, guess(run, v), v.each_element, passing=True) for run in passing)
-            and any(alternatives(guess(run, v)) for run in wrong_values)  # evidence from one case at least
+    # The forms that explain every failing run, alone (with evidence from one case at least) or on top
+    # of a stale out, judged one failing run at a time; then the passing runs, smallest first, each
+    # predicted only while a form is left to judge.
+    alone: list[tuple[str, Form]] = []
+    together: list[tuple[str, Form]] = []
+    seen: set[tuple[str, Form]] = set()
+    judged_runs: list[Run] = []
+    for run in smallest_first:
+        newcomers = [
+            (code, form)
+            for code, forms in predicted(run).items()
+            for form in forms
+            if form.shows_on(on_gpu) and (code, form) not in seen
         ]
-        if alone:
-            breadth[code] = min(max(alternatives(guess(run, v)) for run in wrong_values) for v in alone)
-            continue
-        if stale_alone:
-            continue
-
-        def with_stale(run: Run, variant) -> bool:  # this mistake where it shows, on top of a stale out
-            guesses = as_prediction(run, run.expected)
-            mistaken = guess(run, variant)
-            if mistaken is not None:
-                guesses = torch.cat([guesses, mistaken])
-            return stale_explains(run, guesses)
-
-        together = [
-            v
-            for v in variants
-            if all(with_stale(run, v) for run in wrong_values) and all(with_stale(run, v) for run in passing)
+        seen.update(newcomers)
+        judged_runs.append(run)
+        alone = [pair for pair in alone if matches(run, *pair, passing=False)] + [
+            pair for pair in newcomers if all(matches(r, *pair, passing=False) for r in judged_runs)
         ]
-        if together:
-            # Two mistakes at once: this one (where it shows), plus out not reset before the atomics.
-            breadth_with_stale[code] = min(
-                max(max(alternatives(guess(run, v)), 1) for run in wrong_values) for v in together
-            )
+        if not stale_alone:
+            together = [pair for pair in together if with_stale(run, *pair)] + [
+                pair for pair in newcomers if all(with_stale(r, *pair) for r in judged_runs)
+            ]
+        # A form first predicted on a later case fails the earlier ones (it has no prediction there),
+        # unless a stale out explains each of them on its own.
+        later_forms_count = not stale_alone and all(stale_right[id(r)] for r in judged_runs)
+        if not (alone or together or later_forms_count):
+            break
+    alone = [pair for pair in alone if any(alternatives(run, *pair) for run in wrong_values)]
+    for run in sorted(passing, key=lambda run: run.case.n):
+        if not (alone or together):
+            break
+        predicted(run)
+        alone = [pair for pair in alone if matches(run, *pair, passing=True)]
+        together = [pair for pair in together if with_stale(run, *pair)]
+    alone.sort(key=lambda pair: pair[0])  # codes are named in this order
+    together.sort(key=lambda pair: pair[0])
+    # How many alternatives a mistake needed, at most on one case (a race: any program's partial may win),
+    # alone and on top of a stale out (only for a mistake that no form explains alone).
+    breadth: dict[str, int] = {}
+    for code, form in alone:
+        needed = max(alternatives(run, code, form) for run in wrong_values)
+        breadth[code] = min(breadth.get(code, needed), needed)
+    breadth_with_stale: dict[str, int] = {}
+    for code, form in together:
+        if code not in breadth:  # two mistakes at once: this one where it shows, and out not reset
+            needed = max(max(alternatives(run, code, form), 1) for run in wrong_values)
+            breadth_with_stale[code] = min(breadth_with_stale.get(code, needed), needed)
     # A sharp explanation (one or two possible results per case) beats a broad one: a kernel that always
     # gives the first tile's partial also "explains" a race in which that program happened to win.
     sharpest = min(breadth.values(), default=0)
