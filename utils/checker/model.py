@@ -18,9 +18,10 @@ mistake leaves that case right (a wrong `other=` changes nothing when no lane is
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 import torch
@@ -74,8 +75,25 @@ def race(setting: Hashable, each_element: bool = False) -> Form:
     return Form(setting, any_order=True, each_element=each_element)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the same settings come back on every case
 def as_form(variant: Variant) -> Form:
     return variant if isinstance(variant, Form) else Form(variant)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _as_blocks(form: Form, fitted: int) -> tuple[Form, ...]:
+    """The forms that `form` stands for, where its setting starts with a block size b (see block_variants);
+    cached: the same few hundred forms come back on every case."""
+    setting = (form.setting,) if isinstance(form.setting, int) else form.setting
+    if not (isinstance(setting, tuple) and setting and isinstance(setting[0], int)):
+        return (form,)  # not a block size
+    b, rest = setting[0], setting[1:]
+    flags = (form.any_order, form.each_element, form.interpreter_only)
+    forms = [Form(("BLOCK_SIZE", b, *rest), *flags)]
+    # min(fitted, cap) == b: the cap b itself below `fitted`, every cap from `fitted` up at it
+    caps = [b] if b < fitted else [c for c in POWERS_OF_TWO if c >= b] if b == fitted else []
+    forms += [Form(("BLOCK_SIZE = min(next_power_of_2(n), cap)", cap, *rest), *flags) for cap in caps]
+    return tuple(forms)
 
 
 def block_variants(predictions: Predictions, length: int) -> Predictions:
@@ -83,22 +101,12 @@ def block_variants(predictions: Predictions, length: int) -> Predictions:
     a learner sets BLOCK_SIZE: a constant b, or triton.next_power_of_2(length) capped at some power of two
     (the only way for a single tile). `length` is what the block tiles: N, or the number of columns."""
     fitted = 1 << max(length - 1, 0).bit_length()  # triton.next_power_of_2(length)
-    out: Predictions = {}
-    for code, forms in predictions.items():
-        out[code] = {}
-        for form, results in forms.items():
-            setting = (form.setting,) if isinstance(form.setting, int) else form.setting
-            if not (isinstance(setting, tuple) and setting and isinstance(setting[0], int)):
-                out[code][form] = results  # not a block size
-                continue
-            b, rest = setting[0], setting[1:]
-            out[code][replace(form, setting=("BLOCK_SIZE", b, *rest))] = results
-            # min(fitted, cap) == b: the cap b itself below `fitted`, every cap from `fitted` up at it
-            caps = [b] if b < fitted else [c for c in POWERS_OF_TWO if c >= b] if b == fitted else []
-            for cap in caps:
-                capped = ("BLOCK_SIZE = min(next_power_of_2(n), cap)", cap, *rest)
-                out[code][replace(form, setting=capped)] = results
-    return out
+    return {
+        code: {
+            block_form: results for form, results in forms.items() for block_form in _as_blocks(form, fitted)
+        }
+        for code, forms in predictions.items()
+    }
 
 
 def predict(predictions: Predictions, code: str, variant: Variant, *results) -> None:
