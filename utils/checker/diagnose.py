@@ -32,10 +32,10 @@ def _traits(
     names its code only when the effects agree with it too: not when the code has a prediction on a
     failing case (`predicted_on_failing(code)`) and the trait has no probe (the prediction decides, in
     diagnose), not when an element was never written, and not when utils.checker.describe found a
-    structure that a mistake of that kind cannot make (`structural`: an exact relation such as a factor of n, or wrong elements laid out by
-    blocks). Last, `confirms(trait)` runs the exercise's probe for the trait where it has one
-    (utils.checker.second_looks: the failing case again, with values on which the mistake would do no
-    harm): the mistake is named only if the probe then passes."""
+    structure that a mistake of that kind cannot make (`structural`: an exact relation such as a factor of
+    n, or wrong elements laid out by blocks). Last, `confirms(trait)` runs the exercise's probe for the
+    trait where it has one (utils.checker.second_looks: the failing case again, with values on which the
+    mistake would do no harm): the mistake is named only if the probe then passes."""
     codes = []
     for trait, code in exercise.trait_mistakes.items():
         splits = (
@@ -211,6 +211,10 @@ def diagnose(
         if code not in breadth:  # two mistakes at once: this one where it shows, and out not reset
             needed = max(max(alternatives(run, code, form), 1) for run in wrong_values)
             breadth_with_stale[code] = min(breadth_with_stale.get(code, needed), needed)
+    # A code that yields to another that explains the runs too (Exercise.yields: it says less about the
+    # same effects) steps aside first, however few alternatives it needed: a race among the programs'
+    # winners needs fewer than "any later maximum", but only the second is proven by a tie broken wrong.
+    breadth = {code: breadth[code] for code in exercise.without_broader(list(breadth))}
     # A sharp explanation (one or two possible results per case) beats a broad one: a kernel that always
     # gives the first tile's partial also "explains" a race in which that program happened to win.
     sharpest = min(breadth.values(), default=0)
