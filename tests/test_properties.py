@@ -8,11 +8,16 @@ each submission of the 1-D exercises runs on lengths drawn at random, and:
   length that fills every tile), or explained, element for element, by a prediction of the mistake it
   declares: the predictions hold off the battery too, not only on the sizes they were written against.
 
+The row exercises (rows, softmax, norms) run each right submission on a shape, dtype and layout drawn at
+random, float16 transposed among them, which the battery does not hold.
+
 The examples are derandomised, so a run in CI draws the same lengths every time; a failure prints the
 length that shows it.
 """
 
 from __future__ import annotations
+
+import functools
 
 import pytest
 import torch
@@ -105,6 +110,47 @@ def test_a_wrong_result_at_any_length_is_the_declared_mistakes_prediction(exerci
         f"N={n}: {fn.__name__} gave {run.result.tolist()} (right: {run.expected.tolist()}), which no "
         f"prediction of {sorted(predicted)} explains"
     )
+
+
+# The exercises whose input is a 2-D view (utils.checker.runner lays it out), and how their inputs are drawn.
+ROW_EXERCISES = sorted(eid for eid, ex in EXERCISES.items() if ex.cases(False)[0].inputs[0].dim() == 2)
+ROW_SHAPES = st.tuples(
+    st.integers(min_value=1, max_value=40),  # rows
+    st.integers(min_value=1, max_value=2100),  # columns: past a tile of 1024 and of 2048
+    st.sampled_from([torch.float32, torch.float16]),
+    st.sampled_from(["contiguous", "transposed", "sliced"]),
+)
+
+
+@functools.cache
+def _row_template(exercise_id: str, dtype: torch.dtype) -> Case:
+    """A battery case of `dtype`: how many inputs, their dtypes, out's shape and dtype."""
+    return next(case for case in EXERCISES[exercise_id].cases(False) if case.inputs[0].dtype == dtype)
+
+
+def _row_case(exercise_id: str, rows: int, cols: int, dtype: torch.dtype, layout) -> Case:
+    template = _row_template(exercise_id, dtype)
+    seed = rows * 10_007 + cols
+    x = values(rows * cols, "mixed", seed=seed, dtype=dtype).view(rows, cols)
+    params = [
+        values(cols, "mixed", seed=seed + 1 + i, dtype=p.dtype) for i, p in enumerate(template.inputs[1:])
+    ]
+    out_shape = (rows,) if len(template.out_shape) == 1 else (rows, cols)
+    name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} mixed, {layout}, drawn"
+    return Case(name, (x, *params), out_shape, layout, out_dtype=template.out_dtype)
+
+
+@pytest.mark.parametrize(
+    "exercise_id, fn", [param for param in _params("correct") if param.values[0] in ROW_EXERCISES]
+)
+@settings(max_examples=4, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(shape=ROW_SHAPES)
+def test_a_right_row_submission_is_right_on_any_shape_dtype_and_layout(exercise_id, fn, shape):
+    exercise = EXERCISES[exercise_id]
+    case = _row_case(exercise_id, *shape)
+    run = _run(exercise, case, fn, _device(), seed=sum(shape[:2]) % 7)
+    worst = (run.result.double() - run.expected).abs().max().item()
+    assert correct(exercise, run), f"{case.name}: the largest error is {worst:.3g}"
 
 
 def test_the_property_can_fail():
