@@ -328,7 +328,7 @@ def test_a_race_too_large_to_predict_counts_neither_way(monkeypatch, cap, named,
     grow as rows^2 * cols). With a cap of 64 only the (3, 5) case predicts it: that case names the
     mistake, and the unpredicted cases do not stop it. With a cap of 0 no case predicts it, and it is
     not named on no evidence."""
-    from utils.checker import model as family
+    from utils.checker import predictions as family
     from utils.checker.diagnose import diagnose
     from utils.checker.judge import correct
 

@@ -14,7 +14,8 @@ import torch
 
 from utils.checker.families import EXERCISES
 from utils.checker.messages import SUM_WORDS
-from utils.checker.model import UNWRITTEN, Case, Exercise, is_unwritten, mistakes, registry, unwritten
+from utils.checker.model import Case, Exercise, mistakes, registry
+from utils.checker.predictions import NOTHING_WRITTEN, Form, predict
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,11 +95,16 @@ def test_an_id_registered_twice_is_an_error():
         registry(_exercise(), _exercise())
 
 
-def test_the_unwritten_marker():
-    marked = unwritten(torch.zeros(3, dtype=torch.float64))
-    marked[0] = 1.0
-    assert is_unwritten(marked).tolist() == [False, True, True]
-    assert is_unwritten(torch.tensor([UNWRITTEN])).all()
+def test_what_a_prediction_writes_is_explicit():
+    predictions = {}
+    predict(
+        predictions, "code", "form", NOTHING_WRITTEN, [1.0, float("nan")], [2.0, 3.0], written=[True, False]
+    )
+    (alternatives,) = predictions["code"].values()
+    assert alternatives.mask.tolist() == [[False, False], [True, False], [True, False]]
+    assert alternatives.values[1, 0] == 1.0 and alternatives.values[1, 1].isnan()  # a NaN it computes
+    predict(predictions, "computed", None, float("nan"))
+    assert predictions["computed"][Form(None)].written is None  # a computed NaN is written
 
 
 def _workshop_rows():

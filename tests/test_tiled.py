@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from utils.checker.tiled import REDUCTIONS, Stage2, TiledReduction
+from utils.checker.tiled import REDUCTIONS, Stage2, TiledReduction, argmax_ranks
 
 X = torch.arange(1.0, 11.0)  # 1 .. 10: tiles of 4 are [1..4], [5..8], [9, 10] and two masked lanes
 
@@ -24,7 +24,9 @@ def test_right_settings_give_the_reduction(op, block):
     for programs in (None, 1, 2, 5, 64):  # one tile per program, or persistent grids, some past the tiles
         partials = sim.program_partials(block, programs=programs)
         for combine, stage_2 in (("atomic", Stage2()), ("stage 2", Stage2()), ("stage 2", Stage2(2))):
-            torch.testing.assert_close(sim.combined(partials, combine, stage_2), expected.reshape(1))
+            torch.testing.assert_close(
+                sim.combined(partials, combine, stage_2).values, expected.reshape(1, 1)
+            )
 
 
 def test_tiles_and_padding():
@@ -57,18 +59,22 @@ def test_persistent_programs():
     assert sim.program_partials(4, programs=3, stride="tile").tolist() == [55.0, 45.0, 19.0]
 
 
+def _values(alternatives) -> list[float]:
+    return alternatives.values.flatten().tolist()
+
+
 def test_combines():
     sim = _sum()
     partials = sim.program_partials(4)
-    assert sim.combined(partials).tolist() == [55.0]
-    assert sim.combined(partials, "store").tolist() == [19.0]  # the last program's store stays
-    assert sim.combined(partials, "any store").tolist() == [10.0, 26.0, 19.0]
-    assert sim.combined(partials, "stage 2", Stage2(2, loop=False)).tolist() == [36.0]  # first block
-    assert sim.combined(partials, "stage 2", Stage2(2, other=1.0)).tolist() == [56.0]  # 3 partials, pad 1
-    assert sim.combined(partials, "stage 2", Stage2(other=-math.inf)).tolist() == [-math.inf]  # block 4
+    assert _values(sim.combined(partials)) == [55.0]
+    assert _values(sim.combined(partials, "store")) == [19.0]  # the last program's store stays
+    assert _values(sim.combined(partials, "any store")) == [10.0, 26.0, 19.0]
+    assert _values(sim.combined(partials, "stage 2", Stage2(2, loop=False))) == [36.0]  # first block
+    assert _values(sim.combined(partials, "stage 2", Stage2(2, other=1.0))) == [56.0]  # 3 partials, pad 1
+    assert _values(sim.combined(partials, "stage 2", Stage2(other=-math.inf))) == [-math.inf]  # block 4
     no_program = sim.combined(sim.program_partials(16, tiles="whole"))
-    assert torch.equal(no_program.isnan(), torch.tensor([True, False]))  # out unwritten (UNWRITTEN is NaN),
-    assert no_program[1] == 0.0  # or reset to the identity
+    assert no_program.mask.flatten().tolist() == [False, True]  # out left as it was,
+    assert no_program.values[1].item() == 0.0  # or reset to the identity
 
 
 def test_logsumexp_combines_partials_as_a_logsumexp():
@@ -76,8 +82,8 @@ def test_logsumexp_combines_partials_as_a_logsumexp():
     sim = TiledReduction(x, REDUCTIONS["logsumexp"])
     every_program_first = sim.combined(sim.program_partials(2, offsets="none"))
     torch.testing.assert_close(
-        every_program_first,
-        (torch.tensor([0.0, 1.0], dtype=torch.float64).logsumexp(0) + math.log(3)).reshape(1),
+        every_program_first.values,
+        (torch.tensor([0.0, 1.0], dtype=torch.float64).logsumexp(0) + math.log(3)).reshape(1, 1),
     )
 
 
@@ -105,3 +111,20 @@ def test_one_partial_left_out_or_twice_and_a_grid_for_another_block():
     assert sim.one_partial(partials, "first", 2).tolist() == [10.0, 10.0, 26.0, 19.0]
     assert sim.one_partial(partials, "last", 2).tolist() == [10.0, 26.0, 19.0, 19.0]
     assert sim.program_partials(4, tiles=2).tolist() == [10.0, 26.0]  # cdiv(10, 8) programs of tiles of 4
+
+
+def test_an_argmax_is_the_max_of_ranks_on_any_subset():
+    """Ties (the lowest index wins) and NaN (above every number, the first one wins), as torch.argmax."""
+    x = torch.tensor([1.0, 3.0, 3.0, -math.inf, math.nan, 3.0, math.nan, 2.0], dtype=torch.float64)
+    ranks, order = argmax_ranks(x)
+    for start in range(len(x)):
+        for stop in range(start + 1, len(x) + 1):
+            winner = order[ranks[start:stop].max().long()].item()
+            assert winner == start + x[start:stop].argmax().item(), (start, stop)
+    sim = TiledReduction(ranks, REDUCTIONS["max"])
+    assert order[sim.combined(sim.program_partials(2), "any store").values.long()].flatten().tolist() == [
+        1.0,
+        2.0,
+        4.0,
+        6.0,
+    ]  # each program's winner: tiles [1, 3], [3, -inf], [nan, 3], [nan, 2]

@@ -3,7 +3,7 @@ contradicts no passing one, the same for every exercise (`diagnose` says how).
 
 utils.checker.runner runs the learner's function on each case; utils.checker.judge says which runs
 are right and whether a prediction explains a run; each family predicts what its common mistakes would
-have produced (utils.checker.model). The mistakes named here whatever the exercise are in
+have produced (utils.checker.predictions). The mistakes named here whatever the exercise are in
 utils.checker.messages.ENGINE_MISTAKES. Nothing here reads the learner's code.
 """
 
@@ -14,7 +14,8 @@ from collections.abc import Callable
 import torch
 
 from utils.checker.judge import PREDICTED_UP_TO, SHARP, Run, close, explains, stale_slack
-from utils.checker.model import Exercise, Form, Predictions
+from utils.checker.model import Exercise
+from utils.checker.predictions import Alternatives, Form, Predictions
 
 
 def _traits(
@@ -109,12 +110,12 @@ def diagnose(
     if not wrong_values:
         return codes or ["wrong_values"]
 
-    def stale(run: Run, results: torch.Tensor) -> torch.Tensor:
-        return exercise.stale(results.double(), run.garbage)
+    def stale(run: Run, results: Alternatives) -> torch.Tensor:  # an element never written keeps the garbage
+        return torch.where(results.mask, exercise.stale(results.values, run.garbage), run.garbage)
 
     # Stale results may be NaN (the sqrt of a negative garbage plus a sum): compare them NaN for NaN.
-    def stale_explains(run: Run, results: torch.Tensor) -> bool:
-        stale_results = stale(run, results).reshape(-1, run.result.numel())
+    def stale_explains(run: Run, results: Alternatives) -> bool:
+        stale_results = stale(run, results)
         return any(
             close(exercise, run.case, run.result.reshape(-1), r, equal_nan=True, slack=stale_slack(run))
             for r in stale_results
@@ -122,7 +123,8 @@ def diagnose(
 
     # Out not reset: every case, passing ones too, is what atomics onto the garbage give.
     stale_right = {
-        id(run): stale_explains(run, run.expected.reshape(1, -1)) for run in wrong_values + passing
+        id(run): stale_explains(run, Alternatives.of(run.expected.reshape(1, -1)))
+        for run in wrong_values + passing
     }
     stale_alone = all(stale_right.values())
     if stale_alone:
@@ -133,9 +135,9 @@ def diagnose(
     judged: dict[tuple[int, int, bool], bool] = {}
     judged_stale: dict[tuple[int, int], bool] = {}
 
-    def guess(run: Run, code: str, form: Form) -> torch.Tensor | None:
-        if id(run) in unpredicted:  # no evidence either way (as model.too_large_to_predict)
-            return torch.empty(0, run.result.numel(), dtype=torch.float64)
+    def guess(run: Run, code: str, form: Form) -> Alternatives | None:
+        if id(run) in unpredicted:  # no evidence either way (as predictions.too_large_to_predict)
+            return Alternatives(torch.empty(0, run.result.numel(), dtype=torch.float64))
         return predictions.get(id(run), {}).get(code, {}).get(form)
 
     def matches(run: Run, code: str, form: Form, passing: bool) -> bool:
@@ -144,7 +146,7 @@ def diagnose(
         if prediction is None:
             return passing  # the mistake would not have shown: consistent with a pass, explains no failure
         if not len(prediction):
-            return True  # too large to predict on this case (model.too_large_to_predict): no evidence
+            return True  # too large to predict on this case (predictions.too_large_to_predict): no evidence
         key = (id(run), id(prediction), form.each_element)
         if key not in judged:
             judged[key] = explains(exercise, run, prediction, each_element=form.each_element)

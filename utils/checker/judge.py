@@ -3,7 +3,7 @@
 utils.checker.runner runs the learner's function on each case and hands the results here. A result is right
 when it agrees with the float64 reference within the exercise's tolerance and nothing around `out` or
 in the inputs changed. A wrong one is explained by effects only: each exercise predicts what its common
-mistakes would have produced on that case, by variant (utils.checker.model), and a mistake is named
+mistakes would have produced on that case, by variant (utils.checker.predictions), and a mistake is named
 when one variant explains every failing case and contradicts no passing one; a sharp explanation beats
 a broad one (a race, where any program may win). The mistakes this module names itself, whatever the
 exercise, are in ENGINE_MISTAKES; the exercises fill in their words ({reset}, {nan_hint}).
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import torch
 
-from utils.checker.model import PRODUCES_NAN, Case, Exercise
+from utils.checker.model import Case, Exercise
+from utils.checker.predictions import Alternatives
 
 SHARP = 2  # alternatives per case that a prediction may offer and still count as sharp (see diagnose)
 PREDICTED_UP_TO = 1 << 23  # elements: a larger case is predicted only when no smaller one fails (diagnose)
@@ -75,31 +76,31 @@ def correct(exercise: Exercise, run: Run) -> bool:
 
 
 def explains(
-    exercise: Exercise, run: Run, prediction: torch.Tensor | None, slack=0.0, each_element=False
+    exercise: Exercise, run: Run, prediction: Alternatives | None, slack=0.0, each_element=False
 ) -> bool:
     """Does a predicted wrong result match what the learner's kernel produced?
 
-    `prediction` holds one or more alternatives, shape (alternatives, out.numel()) (utils.checker.model);
-    it matches when any of them does. Elements an alternative marks UNWRITTEN must still hold the
-    garbage, or the exercise's identity where the host reset out first (0 for a sum, -inf for a max).
-    None, no prediction, is the right answer: it explains no failing run. `each_element`: every element
-    may match a different alternative (races with a winner per element: Form.each_element in
-    utils.checker.model); an element that no alternative writes must then be left as it was.
+    `prediction` holds one or more alternatives (utils.checker.predictions.Alternatives); it matches when
+    any of them does. The elements an alternative writes must hold its values (a NaN it computes, a NaN);
+    the others must still hold the garbage, or the exercise's identity where the host reset out first (0
+    for a sum, -inf for a max). None, no prediction, is the right answer: it explains no failing run.
+    `each_element`: every element may match a different alternative (races with a winner per element:
+    Form.each_element in utils.checker.predictions); an element that no alternative writes must then be
+    left as it was.
     """
     if prediction is None:
         return False
     result = run.result.reshape(-1)
-    alternatives = prediction.double().reshape(-1, result.numel())
-    unwritten = alternatives.isnan()  # UNWRITTEN is NaN (utils.checker.model)
-    left_as_garbage = ((result == run.garbage) | ~unwritten).all(dim=1)
-    left_as_reset = ((result == exercise.identity) | ~unwritten).all(dim=1)
-    left = left_as_garbage | (left_as_reset if exercise.identity is not None else False)
-    written = agree(exercise, run.case, result.expand_as(alternatives), alternatives, slack=slack) | unwritten
-    written |= (alternatives == PRODUCES_NAN) & result.isnan()  # a NaN the mistake computes
+    values = prediction.values
+    matched = agree(exercise, run.case, result.expand_as(values), values, equal_nan=True, slack=slack)
+    if prediction.written is None:  # every element written: the values decide
+        return bool(matched.any(dim=0).all() if each_element else matched.all(dim=1).any())
+    written = prediction.written
+    untouched = result == run.garbage
+    left = (untouched | written).all(dim=1)
+    if exercise.identity is not None:  # or reset by the host, and then left
+        untouched = untouched | (result == exercise.identity)
+        left |= ((result == exercise.identity) | written).all(dim=1)
     if each_element:  # each element written by some alternative; one that none writes must be left alone
-        never_written = unwritten.all(dim=0)
-        untouched = result == run.garbage
-        if exercise.identity is not None:
-            untouched |= result == exercise.identity
-        return bool(((written & ~unwritten).any(dim=0) | (never_written & untouched)).all())
-    return bool((left & written.all(dim=1)).any())
+        return bool(((matched & written).any(dim=0) | (~written.any(dim=0) & untouched)).all())
+    return bool((left & (matched | ~written).all(dim=1)).any())

@@ -31,9 +31,9 @@ MESSAGES = {
 
 def rounded(expected: torch.Tensor, narrow: torch.dtype) -> torch.Tensor:
     """The values of `narrow` next to `expected` (float64): rounded to nearest, toward zero, and the
-    neighbours of the nearest, (4, expected.numel()) float64; a computed NaN is kept as PRODUCES_NAN by the
-    caller. Matched element by element (Form.each_element): the kernel rounds its own float32 value, which may
-    fall on the other side of a rounding boundary than the float64 reference does."""
+    neighbours of the nearest, (4, expected.numel()) float64; a NaN of expected stays NaN (the mistake
+    computes it). Matched element by element (Form.each_element): the kernel rounds its own float32 value,
+    which may fall on the other side of a rounding boundary than the float64 reference does."""
     value = expected.reshape(-1).float()
     nearest = value.to(narrow)
     down = torch.nextafter(nearest, torch.full_like(nearest, -torch.inf))

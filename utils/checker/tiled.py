@@ -10,7 +10,8 @@ The course's kernels that reduce a whole array (notebooks 02, 03, 04 and 07) sha
 
 `TiledReduction(x, reduction)` holds one case's input. `program_partials` runs stages 1 and 2 with the
 settings of a learner's kernel, `combined` runs stage 3, and the result is what the kernel would leave
-in out: a float64 tensor of alternatives (a race leaves one per program that may have won). The
+in out: Alternatives (a race leaves one per program that may have won). An argmax is reduced as the max of
+each element's rank in its order (`argmax_ranks`): the index is the winning rank's element. The
 families predict a mistake by calling them with its settings (utils.checker.families.reductions and
 .sums); the right settings give the right answer (tests/test_tiled.py).
 
@@ -26,9 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
 import torch
 
-from utils.checker.model import UNWRITTEN
+from utils.checker.predictions import Alternatives
 
 Tiles = Literal["all", "whole", "first"] | int
 Offsets = Literal["pid * BLOCK_SIZE", "none", "pid"]
@@ -77,6 +79,20 @@ REDUCTIONS = {
         (0.0, 1.0),
     ),
 }
+
+
+def argmax_ranks(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(ranks, order) for a 1-D x: ranks[i] is x[i]'s place in torch.argmax's order (NaN above every
+    number; among equal values, the lower index above), and order[r] the element of rank r, both float64.
+    The max of the ranks of any set of elements is the rank of torch.argmax's winner among them, so the
+    simulator runs an argmax as a max of ranks, and `order` turns the winning rank back into an index."""
+    n = x.numel()
+    nan = x.isnan().numpy()
+    values = np.where(nan, 0.0, x.double().numpy())
+    order = np.lexsort((-np.arange(n), values, nan))  # ascending: NaN last, then the lowest index last
+    ranks = np.empty(n, dtype=np.float64)
+    ranks[order] = np.arange(n)
+    return torch.from_numpy(ranks), torch.from_numpy(order).double()
 
 
 @dataclass(frozen=True)
@@ -203,17 +219,22 @@ class TiledReduction:
 
     def combined(
         self, partials: torch.Tensor, combine: Combine = "atomic", stage_2: Stage2 = Stage2()
-    ) -> torch.Tensor:
-        """Stage 3: what out holds once the programs' partials are combined, as alternatives.
+    ) -> Alternatives:
+        """Stage 3: what out[0] holds once the programs' partials are combined, as alternatives.
 
         "atomic": every partial reduced into out (reset to the identity); "stage 2": a second kernel
         reduces the scratch of partials as `stage_2` says; "store": each program stores its partial
         into out, and the last one's stays (the interpreter runs programs in order); "any store": the
         same on a GPU, where any program may be the last. With no partial at all (a grid of no program),
-        out either keeps what it held (UNWRITTEN) or, reset or reduced by a stage 2, holds the identity."""
+        out either keeps what it held (nothing written) or, reset or reduced by a stage 2, holds the
+        identity."""
         how = self.reduction
         if not len(partials):
-            return partials.new_tensor([UNWRITTEN, how.identity])
+            return Alternatives.none_written(1) + Alternatives.of([how.identity])
+        return Alternatives.of(self._combined_values(partials, combine, stage_2).reshape(-1, 1))
+
+    def _combined_values(self, partials: torch.Tensor, combine: Combine, stage_2: Stage2) -> torch.Tensor:
+        how = self.reduction
         if combine == "store":
             return partials[-1:]
         if combine == "any store":

@@ -14,18 +14,16 @@ import torch
 
 from utils.checker.data import vector_cases
 from utils.checker.messages import SUM_WORDS, TILE_MESSAGES
-from utils.checker.model import (
+from utils.checker.model import Case, Exercise, mistakes
+from utils.checker.predictions import (
     POWERS_OF_TWO,
-    Case,
-    Exercise,
+    Alternatives,
     Form,
     Predictions,
     Variant,
-    mistakes,
     predict,
     predict_each,
     too_large_to_predict,
-    unwritten,
 )
 
 MESSAGES = {
@@ -90,11 +88,9 @@ def _half_results(op: Callable[..., torch.Tensor]) -> dict[Variant, Callable[...
 _MISMATCH_MAX_N = 2**16
 
 
-def _prefix_written(full: torch.Tensor, k: int) -> torch.Tensor:
-    """One alternative, (1, n): the first k elements of the right answer, the rest never written."""
-    result = unwritten(full)
-    result[:k] = full[:k]
-    return result.reshape(1, -1)
+def _prefix_written(full: torch.Tensor, k: int) -> Alternatives:
+    """One alternative: the first k elements of the right answer, the rest never written."""
+    return Alternatives.of(full.reshape(1, -1), torch.arange(full.numel()).reshape(1, -1) < k)
 
 
 def _predictions(
@@ -104,7 +100,7 @@ def _predictions(
     n = case.n
     full = op(*(x.double() for x in case.inputs))
     out: Predictions = {}
-    prefixes: dict[int, torch.Tensor] = {}  # how many elements were written -> that prediction
+    prefixes: dict[int, Alternatives] = {}  # how many elements were written -> that prediction
     for b in POWERS_OF_TWO:
         if b < n:  # every program wrote the first tile, or only one program ran: the two look the same
             predict_each(out, "first_tile_only", b, _prefix_written(full, b))
@@ -155,8 +151,8 @@ def _relu_in_the_interpreter(case: Case, out: Predictions) -> None:
 
 def _cases(large: bool, arity: int) -> list[Case]:
     """The 1-D battery, out shaped like the input. With two inputs, the "large" case's second input takes
-    the first one's signs: in float16 both overflow to inf of one sign, and their sum stays an infinity
-    that a prediction can hold (a NaN in a prediction means "never written", utils.checker.model)."""
+    the first one's signs: in float16 both overflow to inf of one sign, and their sum stays an infinity,
+    not inf - inf."""
     cases = vector_cases(large, arity=arity, out_like_input=True)
     for i, case in enumerate(cases):
         if arity == 2 and case.name.endswith("large"):

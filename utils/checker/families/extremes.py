@@ -10,19 +10,17 @@ import torch
 from utils.checker.data import describe, extra_cases, tiles, values, vector_cases, vector_sizes
 from utils.checker.families.reductions import MAX_RACE_PROGRAMS, SCALAR_MESSAGES, scalar_predictions, total
 from utils.checker.messages import TILE_MESSAGES
-from utils.checker.model import (
+from utils.checker.model import Case, Exercise, mistakes
+from utils.checker.predictions import (
+    NOTHING_WRITTEN,
     POWERS_OF_TWO,
-    UNWRITTEN,
-    Case,
-    Exercise,
+    Alternatives,
     Predictions,
-    mistakes,
     predict,
-    predict_computed,
     predict_each,
     race,
 )
-from utils.checker.tiled import REDUCTIONS
+from utils.checker.tiled import REDUCTIONS, Stage2, TiledReduction, argmax_ranks
 
 # What a running max or min (or out, or a scratch that atomics combine into) may wrongly start from
 # instead of the identity: the sum's habit, 0.0 (tl.zeros, out.zero_(), torch.zeros), or the identity of
@@ -107,19 +105,22 @@ _FLOAT32_INT32_MAX = float(torch.tensor(2**31 - 1, dtype=torch.float32))  # an i
 
 
 def _argmax_predictions(case: Case, on_gpu: bool) -> Predictions:
-    """What an argmax's mistakes give: indices, as float64 scalars (torch.argmax's rules, unless broken)."""
+    """What an argmax's mistakes give: indices, as float64 scalars (torch.argmax's rules, unless broken).
+    The tiling's mistakes run through the simulator as a max of ranks (utils.checker.tiled.argmax_ranks)."""
     x = case.inputs[0].double()
     n = x.numel()
     nan = x.isnan()
     winner = nan if nan.any() else x == x.max()  # the elements that tie for the maximum
     positions = winner.nonzero().flatten()
+    ranks, order = argmax_ranks(x)
+    sim = TiledReduction(ranks, REDUCTIONS["max"])
 
-    def argmax(t: torch.Tensor) -> torch.Tensor:
-        return t.argmax().double()
+    def index(ranked: Alternatives) -> Alternatives:  # the winning ranks' elements
+        return Alternatives(order[ranked.values.long()], ranked.written)
 
     out: Predictions = {}
     # The maximum itself (NaN if there is one), as float32 stores it: the value where its index belongs.
-    predict_computed(out, "value_not_index", None, x.float().max().double())
+    predict(out, "value_not_index", None, x.float().max().double())
     if len(positions) > 1:
         predict(out, "ties_highest_index", None, positions[-1])
         # Any of the maxima: the first too, since a tie broken the wrong way shows only where the first
@@ -129,33 +130,31 @@ def _argmax_predictions(case: Case, on_gpu: bool) -> Predictions:
         for start in (0, -1, _FLOAT32_INT32_MAX):
             predict(out, "wrong_initial_value", ("started at 0.0 with index", start), start)
     if nan.any() and not nan.all():
-        predict(out, "nan_not_maximum", None, argmax(torch.where(nan, -math.inf, x)))
+        predict(out, "nan_not_maximum", None, torch.where(nan, -math.inf, x).argmax().double())
     for b in POWERS_OF_TWO:
         if b < n:  # every program kept its lane's position; the combine picks the lowest of them
+            partials = sim.program_partials(b)
             predict(out, "index_within_tile", b, (positions % b).min())
-            predict(out, "first_tile_only", b, argmax(x[:b]))
-            # The last tile's winner, by torch.argmax's rules, as an index into x: what a plain tl.store's
-            # race leaves (the last program's), and what a stage 2 gives that took tl.max of the indices.
-            grid = -(-n // b)
-            last = (grid - 1) * b + argmax(x[(grid - 1) * b :])
-            predict(out, "max_of_indices", b, last)
-            predict(out, "store_race", b, last)
-            if grid <= MAX_RACE_PROGRAMS:  # on a GPU, any program's winner
-                full = n // b  # the tiles with no masked lane, then the partial one
-                winners = x[: full * b].view(full, b).argmax(1).double() + b * torch.arange(full)
-                if n % b:
-                    winners = torch.cat([winners, last.reshape(1)])
-                predict_each(out, "store_race", race(b), winners)
+            predict_each(
+                out, "first_tile_only", b, index(sim.combined(sim.program_partials(b, tiles="first")))
+            )
+            # The last tile's winner: what a plain tl.store's race leaves (the last program's), and what a
+            # stage 2 gives that took tl.max of the indices.
+            last = index(sim.combined(partials, "store"))
+            predict_each(out, "max_of_indices", b, last)
+            predict_each(out, "store_race", b, last)
+            if len(partials) <= MAX_RACE_PROGRAMS:  # on a GPU, any program's winner
+                predict_each(out, "store_race", race(b), index(sim.combined(partials, "any store")))
             for b2 in POWERS_OF_TWO:
-                if b * b2 < n:
-                    predict(out, "first_tile_only", (b, b2), argmax(x[: b * b2]))
-        if n % b:
-            kept = (n // b) * b  # grid n // b: the partial tile is never read
-            # With no partials at all, out is unwritten or holds the combine's starting index.
-            if kept:
-                predict(out, "tail_not_processed", b, argmax(x[:kept]))
-            else:
-                predict(out, "tail_not_processed", b, UNWRITTEN, 0, -1, n, _FLOAT32_INT32_MAX)
+                if b * b2 < n:  # a stage 2 that reads its first block of partials only
+                    first_block = sim.combined(partials, "stage 2", Stage2(b2, loop=False))
+                    predict_each(out, "first_tile_only", (b, b2), index(first_block))
+        if n % b:  # grid n // b: the partial tile is never read
+            if n // b:
+                kept = sim.combined(sim.program_partials(b, tiles="whole"))
+                predict_each(out, "tail_not_processed", b, index(kept))
+            else:  # no program: out keeps what it held, or holds the combine's starting index
+                predict(out, "tail_not_processed", b, NOTHING_WRITTEN, 0, -1, n, _FLOAT32_INT32_MAX)
             if x.max() < 0 or nan.all():  # other=0.0 (or +inf) past the end wins
                 predict(out, "wrong_sentinel", b, n)
     return out

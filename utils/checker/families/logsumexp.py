@@ -14,16 +14,8 @@ from utils.checker.data import (
 )
 from utils.checker.families.reductions import MAX_RACE_PROGRAMS, scalar_predictions
 from utils.checker.families.transforms import MESSAGES, TRANSFORM_WORDS
-from utils.checker.model import (
-    POWERS_OF_TWO,
-    Case,
-    Exercise,
-    Predictions,
-    mistakes,
-    predict,
-    predict_each,
-    race,
-)
+from utils.checker.model import Case, Exercise, mistakes
+from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_each, race
 from utils.checker.tiled import REDUCTIONS
 from utils.checker.tolerance import FP32_EPS
 

@@ -12,13 +12,7 @@ from utils.checker.data import (
     vector_sizes,
 )
 from utils.checker.judge import PREDICTED_UP_TO
-from utils.checker.model import (
-    POWERS_OF_TWO,
-    UNWRITTEN,
-    Predictions,
-    predict_each,
-    race,
-)
+from utils.checker.predictions import NOTHING_WRITTEN, POWERS_OF_TWO, Predictions, predict_each, race
 
 # ----------------------------------------------------------------------------------------------------
 # The L1 norm and the count: what is summed loses something. Float16 (11 significant bits, inf past
@@ -39,22 +33,28 @@ _FP16_OUT_PROGRAMS = 512  # a float16 out that the programs add into in turn: pr
 
 
 class Scalars:
-    """Scalar predictions (numbers, 0-d tensors or arrays) gathered as floats and made into tensors all at
-    once: `predict` for each of the hundreds of variants below would cost more than computing them."""
+    """Scalar predictions (numbers, 0-d tensors, arrays or NOTHING_WRITTEN) gathered as floats and made into
+    tensors all at once: `predict` for each of the hundreds of variants below would cost more than
+    computing them."""
 
     def __init__(self):
-        self.rows: list[tuple[str, object, list[float]]] = []
+        self.rows: list[tuple[str, object, list[float], list[bool]]] = []
 
     def __call__(self, code: str, variant, *results) -> None:
-        self.rows.append((code, variant, [float(r) for r in results]))
+        written = [r is not NOTHING_WRITTEN for r in results]
+        values = [float(r) if w else 0.0 for r, w in zip(results, written)]
+        self.rows.append((code, variant, values, written))
 
     def into(self, out: Predictions, finish=None) -> None:
         """Into `out`, each result first through `finish` (the sqrt of an L2 norm) if there is one."""
-        flat = torch.tensor([r for *_, results in self.rows for r in results], dtype=torch.float64)
+        flat = torch.tensor([r for _, _, results, _ in self.rows for r in results], dtype=torch.float64)
         flat = flat if finish is None else finish(flat)
         start = 0
-        for code, variant, results in self.rows:
-            predict_each(out, code, variant, flat[start : start + len(results)].view(-1, 1))
+        for code, variant, results, written in self.rows:
+            values = flat[start : start + len(results)].view(-1, 1)
+            predict_each(
+                out, code, variant, values, None if all(written) else torch.tensor(written).view(-1, 1)
+            )
             start += len(results)
 
 
@@ -207,7 +207,7 @@ def lossy_predictions(x: torch.Tensor, transform, put: Scalars, count: bool) -> 
     # x[n - 1] left out when n is odd (pairs of elements, n // 2 pairs); with n = 1 nothing is summed: out
     # stays as it was (reset, or the garbage). Always left out: utils.checker.families.reductions.
     if n % 2:
-        put("last_element_dropped", "when n is odd", fx[:-1].sum() if n > 1 else UNWRITTEN)
+        put("last_element_dropped", "when n is odd", fx[:-1].sum() if n > 1 else NOTHING_WRITTEN)
 
 
 def l1_truncation_predictions(x: torch.Tensor, put: Scalars) -> None:

@@ -18,13 +18,11 @@ from utils.checker.families.logsumexp import as_rows, by_program, grids
 from utils.checker.families.reductions import MAX_RACE_PROGRAMS
 from utils.checker.families.transforms import MESSAGES, TRANSFORM_WORDS, scaled_cases
 from utils.checker.messages import SUM_WORDS
-from utils.checker.model import (
+from utils.checker.model import Case, Exercise, mistakes
+from utils.checker.predictions import (
+    NOTHING_WRITTEN,
     POWERS_OF_TWO,
-    UNWRITTEN,
-    Case,
-    Exercise,
     Predictions,
-    mistakes,
     predict,
     predict_each,
     race,
@@ -114,11 +112,10 @@ def _mean_var_tile_predictions(x: torch.Tensor, out: Predictions) -> None:
         pad = count * b - n
         if pad:
             kept = n - n % b  # grid n // b: the partial tile is never read
-            # No tile at all: a second stage that merges no partials gives 0/0, NaN, which no prediction
-            # can hold (NaN is UNWRITTEN), and a host that skips it leaves out unwritten.
-            predict_each(
-                out, "tail_not_processed", b, as_rows(prefix(kept) if kept else [UNWRITTEN, UNWRITTEN])
-            )
+            if kept:
+                predict_each(out, "tail_not_processed", b, as_rows(prefix(kept)))
+            else:  # no tile: a stage 2 merging no partials computes 0/0; a host that skips it writes nothing
+                predict(out, "tail_not_processed", b, NOTHING_WRITTEN, [math.nan, math.nan])
             # Each masked lane's deviation 0 - mean_t added to M2: the last tile's M2 grows by pad * mean_t^2.
             predict_each(out, "masked_lanes_in_m2", b, as_rows([mean, var + pad * mean_t[-1] ** 2 / n]))
             # BLOCK_SIZE as every tile's count, the masked lanes' deviations left out of M2.
@@ -219,8 +216,8 @@ def _mean_var_predictions(case: Case, on_gpu: bool) -> Predictions:
     predict(out, "std_instead_of_variance", None, torch.stack([mean, var.sqrt()]))
     predict(out, "outputs_swapped", None, torch.stack([var, mean]))
     # Both results stored to out[0]: the later store stays there, and out[1] is never written.
-    predict(out, "both_stored_to_out0", "variance stored last", [var, UNWRITTEN])
-    predict(out, "both_stored_to_out0", "mean stored last", [mean, UNWRITTEN])
+    predict(out, "both_stored_to_out0", "variance stored last", [var, 0.0], written=[True, False])
+    predict(out, "both_stored_to_out0", "mean stored last", [mean, 0.0], written=[True, False])
     # Sums of d = x - shift, and sum(d^2) / n taken as the variance: that is var + (mean - shift)^2.
     for name, shift in (("shift x[0]", x[0]), ("shift 0", 0.0)):
         predict(out, "shift_correction_missing", name, [mean, var + (mean - shift) ** 2])

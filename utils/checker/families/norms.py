@@ -26,16 +26,8 @@ import math
 import torch
 
 from utils.checker.data import float16_exact, values
-from utils.checker.model import (
-    POWERS_OF_TWO,
-    Case,
-    Exercise,
-    Layout,
-    Predictions,
-    mistakes,
-    predict_computed,
-    predict_missing_row_offset,
-)
+from utils.checker.model import Case, Exercise, Layout, mistakes
+from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_missing_row_offset
 from utils.checker.tolerance import FP32_EPS
 
 EPS = 1e-5
@@ -186,18 +178,18 @@ def _norm_predictions(case: Case, on_gpu: bool) -> Predictions:
     mean, var = _moments(x, centred)
     reference = _normalised(x, weight, bias, mean, var)
     out: Predictions = {}
-    predict_computed(out, "missing_eps", None, _normalised(x, weight, bias, mean, var, eps=0.0))
-    predict_computed(out, "eps_outside_sqrt", None, _normalised(x, weight, bias, mean, var, eps_outside=True))
+    predict(out, "missing_eps", None, _normalised(x, weight, bias, mean, var, eps=0.0))
+    predict(out, "eps_outside_sqrt", None, _normalised(x, weight, bias, mean, var, eps_outside=True))
     for eps in OTHER_EPS:
-        predict_computed(out, "eps_value", eps, _normalised(x, weight, bias, mean, var, eps=eps))
+        predict(out, "eps_value", eps, _normalised(x, weight, bias, mean, var, eps=eps))
     ones = torch.ones_like(weight)
-    predict_computed(out, "weight_not_applied", None, _normalised(x, ones, bias, mean, var))
+    predict(out, "weight_not_applied", None, _normalised(x, ones, bias, mean, var))
     if centred:
-        predict_computed(out, "bias_not_added", None, _normalised(x, weight, None, mean, var))
-        predict_computed(out, "mean_not_subtracted", None, _normalised(x, weight, bias, 0 * mean, var))
+        predict(out, "bias_not_added", None, _normalised(x, weight, None, mean, var))
+        predict(out, "mean_not_subtracted", None, _normalised(x, weight, bias, 0 * mean, var))
         # n / (n - 1): a row of one column divides 0 by 0
         unbiased = var * cols / (cols - 1) if cols > 1 else torch.full_like(var, math.nan)
-        predict_computed(out, "unbiased_variance", None, _normalised(x, weight, bias, mean, unbiased))
+        predict(out, "unbiased_variance", None, _normalised(x, weight, bias, mean, unbiased))
     if rows > 1:
         first = _normalised(x[:1], weight, bias, *_moments(x[:1], centred)).expand(rows, cols)
         predict_missing_row_offset(out, reference, first)
@@ -209,11 +201,11 @@ def _norm_predictions(case: Case, on_gpu: bool) -> Predictions:
         if not pad:
             continue
         counted = _normalised(x, weight, bias, *_moments(x, centred, lanes))
-        predict_computed(out, "divided_by_block", b, counted)
+        predict(out, "divided_by_block", b, counted)
         if centred:
             padded_var = var + pad * mean**2 / cols
             padded = _normalised(x, weight, bias, mean, padded_var)
-            predict_computed(out, "masked_lanes_in_variance", b, padded)
+            predict(out, "masked_lanes_in_variance", b, padded)
     return out
 
 

@@ -8,13 +8,11 @@ Notebook 04's transforms reuse these predictions.
 
 from __future__ import annotations
 
-import torch
-
 from utils.checker.data import vector_cases
-from utils.checker.model import (
+from utils.checker.model import Case, Exercise
+from utils.checker.predictions import (
     POWERS_OF_TWO,
-    Case,
-    Exercise,
+    Alternatives,
     Predictions,
     Variant,
     indistinct,
@@ -50,9 +48,9 @@ SCALAR_MESSAGES = {
 }
 
 
-def put(predictions: Predictions, code: str, variant: Variant, alternatives: torch.Tensor) -> None:
-    """Record a simulated result (utils.checker.tiled: a tensor of alternatives for out[0])."""
-    predict_each(predictions, code, variant, alternatives.reshape(-1, 1))
+def put(predictions: Predictions, code: str, variant: Variant, alternatives: Alternatives) -> None:
+    """Record a simulated result (utils.checker.tiled: the alternatives for out[0])."""
+    predict_each(predictions, code, variant, alternatives)
 
 
 def scalar_predictions(case: Case, op: str, sim: TiledReduction | None = None) -> Predictions:

@@ -25,18 +25,8 @@ import torch
 
 from utils.checker.data import float16_exact, values
 from utils.checker.messages import SUM_WORDS, TILE_MESSAGES
-from utils.checker.model import (
-    POWERS_OF_TWO,
-    UNWRITTEN,
-    Case,
-    Exercise,
-    Layout,
-    Predictions,
-    mistakes,
-    predict,
-    predict_each,
-    race,
-)
+from utils.checker.model import Case, Exercise, Layout, mistakes
+from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_each, race
 
 MESSAGES = {
     **TILE_MESSAGES,
@@ -227,10 +217,8 @@ def _missing_rows_predictions(out: Predictions, sums: _Sums) -> None:
         covered[("BLOCK_ROWS", r, "one program, or rows missing pid * BLOCK_ROWS")] = r
         covered[("BLOCK_ROWS", r, "rows = pid + arange(BLOCK_ROWS)")] = _cdiv(rows, r) + r - 1
     for variant, k in covered.items():
-        if k < rows:
-            written = sums.total.copy()
-            written[k:] = UNWRITTEN
-            predict(out, "missing_rows", variant, written)
+        if k < rows:  # rows k and after are never written
+            predict(out, "missing_rows", variant, sums.total, written=np.arange(rows) < k)
 
 
 def _row_predictions(case: Case, on_gpu: bool) -> Predictions:
@@ -267,18 +255,21 @@ def _row_predictions(case: Case, on_gpu: bool) -> Predictions:
             blocks = np.concatenate([sums.total, np.zeros(-rows % r)]).reshape(-1, r).sum(axis=1)
             predict(out, "rows_summed_together", ("BLOCK_ROWS", r), np.repeat(blocks, r)[:rows])
         predict(out, "missing_row_offset", "every program read row 0", np.full(rows, sums.total[0]))
-        total = np.full(rows, UNWRITTEN)
-        total[0] = x.sum()
-        predict(out, "missing_row_offset", "every row added into out[0]", total)
+        first_only = np.arange(rows) == 0  # the rows below out[0] are never written
+        total = np.where(first_only, x.sum().item(), 0.0)
+        predict(out, "missing_row_offset", "every row added into out[0]", total, written=first_only)
         # Every row stored into out[0]: the last one written wins, the last row in the interpreter and
         # any row on a GPU (past RACE_ROWS rows, one of the first or last RACE_ROWS // 2).
         racers = np.arange(rows)
         if rows > RACE_ROWS:
             racers = np.concatenate([racers[: RACE_ROWS // 2], racers[-RACE_ROWS // 2 :]])
-        stored = np.full((len(racers), rows), UNWRITTEN)
+        stored = np.zeros((len(racers), rows))
         stored[:, 0] = sums.total[racers]
-        predict(out, "missing_row_offset", "every row stored into out[0]", stored[-1])
-        predict_each(out, "missing_row_offset", race("every row stored into out[0]"), stored)
+        predict(out, "missing_row_offset", "every row stored into out[0]", stored[-1], written=first_only)
+        raced = race("every row stored into out[0]")
+        predict_each(
+            out, "missing_row_offset", raced, stored, np.repeat(first_only[None], len(racers), axis=0)
+        )
     return out
 
 

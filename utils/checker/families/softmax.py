@@ -24,16 +24,8 @@ import torch
 
 from utils.checker.data import values
 from utils.checker.messages import TILE_MESSAGES
-from utils.checker.model import (
-    POWERS_OF_TWO,
-    Case,
-    Exercise,
-    Layout,
-    Predictions,
-    mistakes,
-    predict_computed,
-    predict_missing_row_offset,
-)
+from utils.checker.model import Case, Exercise, Layout, mistakes
+from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_missing_row_offset
 
 MESSAGES = {
     "wrong_sentinel": TILE_MESSAGES["wrong_sentinel"],
@@ -185,11 +177,11 @@ def _softmax_predictions(case: Case, on_gpu: bool) -> Predictions:
     row_max = x.max(dim=1, keepdim=True).values
     for guarded, guard in GUARDS.items():
         unshifted = _shifted(x, torch.zeros_like(row_max), 0, None, guarded)
-        predict_computed(out, "no_max_subtraction", guard, unshifted)
-    predict_computed(out, "not_normalised", "no guard on the shift", torch.exp(x - row_max))
-    predict_computed(out, "not_normalised", "the shift guarded", torch.exp(x - _guarded_shift(row_max)))
+        predict(out, "no_max_subtraction", guard, unshifted)
+    predict(out, "not_normalised", "no guard on the shift", torch.exp(x - row_max))
+    predict(out, "not_normalised", "the shift guarded", torch.exp(x - _guarded_shift(row_max)))
     if rows > 1:
-        predict_computed(out, "wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
+        predict(out, "wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
         first = _reference(x64[:1]).expand(rows, cols)
         predict_missing_row_offset(out, _reference(x64), first)
     # The masked lanes of a row's last tile, padded with 0.0: in the max only, in the sum only, or both.
@@ -211,7 +203,7 @@ def _softmax_predictions(case: Case, on_gpu: bool) -> Predictions:
             }
         for (where, guard), result in by_pad[pad].items():
             code = "wrong_sentinel" if where == "other=0.0 in the max" else "masked_lanes_in_sum"
-            predict_computed(out, code, (b, where, guard), result)
+            predict(out, code, (b, where, guard), result)
     return out
 
 
@@ -238,7 +230,7 @@ def _online_predictions(case: Case, on_gpu: bool) -> Predictions:
         running = _guarded_shift(tiled.max(dim=2).values.cummax(dim=1).values)  # after each tile
         s = torch.exp(tiled - running[:, :, None]).sum(dim=(1, 2)).reshape(rows, 1)
         for guarded, guard in GUARDS.items():
-            predict_computed(out, "running_sum_not_rescaled", (b, guard), _divided(e, s, guarded))
+            predict(out, "running_sum_not_rescaled", (b, guard), _divided(e, s, guarded))
     return out
 
 

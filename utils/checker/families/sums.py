@@ -19,15 +19,8 @@ from utils.checker.families.reductions import (
 )
 from utils.checker.judge import PREDICTED_UP_TO
 from utils.checker.messages import ONE_LAUNCH_MESSAGES, SUM_WORDS, TILE_MESSAGES
-from utils.checker.model import (
-    POWERS_OF_TWO,
-    Case,
-    Exercise,
-    Predictions,
-    mistakes,
-    predict,
-    race,
-)
+from utils.checker.model import Case, Exercise, mistakes
+from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, race
 from utils.checker.tiled import REDUCTIONS, TiledReduction
 
 # Tiles a stage-2 race may leave on the GPU's large cases: block sizes past POWERS_OF_TWO (a stage-1
@@ -97,7 +90,7 @@ def _sum_predictions(case: Case, on_gpu: bool) -> Predictions:
             launched = sim.program_partials(b, programs=min(p, grid + 1))  # past the tiles, all alike
             last = sim.combined(launched, "store")
             if p > grid:  # either launch
-                last = torch.cat([last, sim.combined(partials, "store")])
+                last = last + sim.combined(partials, "store")
             put(out, "store_race", (b, p, "persistent"), last)
             if on_gpu:
                 put(out, "store_race", race((b, p, "persistent")), sim.combined(launched, "any store"))

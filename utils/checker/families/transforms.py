@@ -31,15 +31,8 @@ from utils.checker.families.lossy import (
 )
 from utils.checker.families.reductions import SCALAR_MESSAGES, scalar_predictions
 from utils.checker.messages import ONE_LAUNCH_MESSAGES, SUM_WORDS, TILE_MESSAGES
-from utils.checker.model import (
-    POWERS_OF_TWO,
-    Case,
-    Exercise,
-    Predictions,
-    mistakes,
-    predict,
-    predict_computed,
-)
+from utils.checker.model import Case, Exercise, mistakes
+from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict
 
 MESSAGES = {
     **TILE_MESSAGES,
@@ -208,7 +201,7 @@ def _transformed_predictions(case: Case, on_gpu: bool, transform, finish=lambda 
     x = case.inputs[0].double()
     fx = transform(x)
     out = {
-        code: {variant: finish(results) for variant, results in variants.items()}
+        code: {variant: results.then(finish) for variant, results in variants.items()}
         for code, variants in scalar_predictions(Case(case.name, (fx,), (1,)), "sum").items()
     }
     predict(out, "missing_finish", None, fx.sum())  # e.g. the sum of squares, without the sqrt
@@ -229,7 +222,7 @@ def _l2_predictions(case: Case, on_gpu: bool) -> Predictions:
     out = _transformed_predictions(case, on_gpu, lambda t: t * t, torch.sqrt)
     total = case.inputs[0].double().sum()
     if total != case.inputs[0].double().square().sum():
-        predict_computed(out, "missing_transform", None, total.sqrt())  # sqrt(sum(x)): NaN below 0
+        predict(out, "missing_transform", None, total.sqrt())  # sqrt(sum(x)): NaN below 0
     put = Scalars()
     lossy_predictions(case.inputs[0], lambda t: t * t, put, count=False)  # then the sqrt, on the host
     put.into(out, finish=torch.sqrt)
