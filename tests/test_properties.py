@@ -8,8 +8,9 @@ each submission of the 1-D exercises runs on lengths drawn at random, and:
   length that fills every tile), or explained, element for element, by a prediction of the mistake it
   declares: the predictions hold off the battery too, not only on the sizes they were written against.
 
-The row exercises (rows, softmax, norms) run each right submission on a shape, dtype and layout drawn at
-random, float16 transposed among them, which the battery does not hold.
+The row exercises (rows, softmax, norms) run each submission on shapes, dtypes and layouts drawn at random,
+float16 transposed among them, which the battery does not hold: a right one is judged right, and a wrong
+one whose mistake a prediction names is right there or explained by that prediction, as above.
 
 The examples are derandomised, so a run in CI draws the same lengths every time; a failure prints the
 length that shows it.
@@ -28,7 +29,8 @@ from tests.test_check import _params
 from utils.checker.data import values
 from utils.checker.families import EXERCISES
 from utils.checker.judge import correct, explains
-from utils.checker.model import Case
+from utils.checker.messages import ENGINE_MISTAKES
+from utils.checker.model import Case, Exercise
 from utils.checker.report import ExerciseFailed
 from utils.checker.runner import _run
 from utils.setup import runs_on_gpu
@@ -54,7 +56,7 @@ SETTINGS = settings(
 
 # Mistakes whose effect at some lengths is another's (with one or two programs, a partial left out or
 # counted twice is out at the identity, the total twice, or one tile): the checker counts those cases as no
-# evidence (utils.checker.model.indistinct), and the battery, not a random length, judges them.
+# evidence (utils.checker.predictions.indistinct), and the battery, not a random length, judges them.
 SHARED_AT_SOME_LENGTHS = {"partial_missing", "partial_twice"}
 
 
@@ -94,6 +96,12 @@ def test_a_wrong_result_at_any_length_is_the_declared_mistakes_prediction(exerci
         return  # an exception or a far-out access: reported as such, with no prediction to match
     if correct(exercise, run):
         return  # the mistake does not show at this length
+    _assert_explained(exercise, case, run, fn, codes)
+
+
+def _assert_explained(exercise: Exercise, case: Case, run, fn, codes: set[str]) -> None:
+    """A prediction of one of `codes` explains the wrong run, element for element (skips the test where
+    no code is predicted on this case: the checker's probes judge those)."""
     on_gpu = runs_on_gpu()
     predictions = exercise.predict(case, on_gpu)
     predicted = {code for code in codes if code in predictions}
@@ -107,8 +115,9 @@ def test_a_wrong_result_at_any_length_is_the_declared_mistakes_prediction(exerci
         and explains(exercise, run, alternatives, each_element=variant.each_element)
     ]
     assert explained, (
-        f"N={n}: {fn.__name__} gave {run.result.tolist()} (right: {run.expected.tolist()}), which no "
-        f"prediction of {sorted(predicted)} explains"
+        f"{case.name}: {fn.__name__} gave {run.result.flatten()[:8].tolist()} (right: "
+        f"{run.expected.flatten()[:8].tolist()}, the first 8 of each), which no prediction of "
+        f"{sorted(predicted)} explains"
     )
 
 
@@ -151,6 +160,45 @@ def test_a_right_row_submission_is_right_on_any_shape_dtype_and_layout(exercise_
     run = _run(exercise, case, fn, _device(), seed=sum(shape[:2]) % 7)
     worst = (run.result.double() - run.expected).abs().max().item()
     assert correct(exercise, run), f"{case.name}: the largest error is {worst:.3g}"
+
+
+# Wrong row submissions on drawn shapes: smaller than the right ones' (each also has its predictions
+# computed), and only those whose mistake a prediction names (not an exception, a far-out access, a trait).
+# Hypothesis draws the smallest shape first; from 2 rows of 33 columns up, that one is no battery case.
+WRONG_ROW_SHAPES = st.tuples(
+    st.integers(min_value=2, max_value=24),
+    st.integers(min_value=33, max_value=1100),  # past a tile of 1024
+    st.sampled_from([torch.float32, torch.float16]),
+    st.sampled_from(["contiguous", "transposed", "sliced"]),
+)
+
+
+def _predicted_by_a_family(exercise_id: str, codes) -> bool:
+    exercise = EXERCISES[exercise_id]
+    probed = set(ENGINE_MISTAKES) | set(exercise.trait_mistakes.values())
+    return bool(({codes} if isinstance(codes, str) else set(codes)) - probed)
+
+
+@pytest.mark.parametrize(
+    "exercise_id, fn, codes",
+    [
+        param
+        for param in _params("wrong")
+        if param.values[0] in ROW_EXERCISES and _predicted_by_a_family(param.values[0], param.values[2])
+    ],
+)
+@settings(max_examples=3, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@given(shape=WRONG_ROW_SHAPES)
+def test_a_wrong_row_result_on_any_shape_is_the_declared_mistakes_prediction(exercise_id, fn, codes, shape):
+    exercise = EXERCISES[exercise_id]
+    case = _row_case(exercise_id, *shape)
+    try:
+        run = _run(exercise, case, fn, _device(), seed=sum(shape[:2]) % 7)
+    except ExerciseFailed:
+        return  # an exception or a far-out access: reported as such, with no prediction to match
+    if correct(exercise, run):
+        return  # the mistake does not show on this shape
+    _assert_explained(exercise, case, run, fn, {codes} if isinstance(codes, str) else set(codes))
 
 
 def test_the_property_can_fail():
