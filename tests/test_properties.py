@@ -54,16 +54,9 @@ SETTINGS = settings(
 )
 
 
-# Mistakes whose effect at some lengths is another's (with one or two programs, a partial left out or
-# counted twice is out at the identity, the total twice, or one tile): the checker counts those cases as no
-# evidence (utils.checker.predictions.indistinct), and the battery, not a random length, judges them.
-SHARED_AT_SOME_LENGTHS = {"partial_missing", "partial_twice"}
-
-
 def _submissions(kind: str) -> list:
     """tests/test_check.py's parameters ("correct" or "wrong"), for the exercises in KINDS only."""
-    params = [param for param in _params(kind) if param.values[0] in KINDS]
-    return [param for param in params if kind == "correct" or param.values[2] not in SHARED_AT_SOME_LENGTHS]
+    return [param for param in _params(kind) if param.values[0] in KINDS]
 
 
 def _case(exercise_id: str, n: int) -> Case:

@@ -165,6 +165,10 @@ def diagnose(
         prediction = guess(run, code, form)
         return 0 if prediction is None else len(prediction)
 
+    def evidence(run: Run, code: str, form: Form) -> bool:  # a match on this run shows the mistake
+        prediction = guess(run, code, form)
+        return prediction is not None and len(prediction) > 0 and prediction.proves
+
     # The forms that explain every failing run, alone (with evidence from one case at least) or on top
     # of a stale out, judged one failing run at a time; then the passing runs, smallest first, each
     # predicted only while a form is left to judge.
@@ -193,7 +197,7 @@ def diagnose(
         later_forms_count = not stale_alone and all(stale_right[id(r)] for r in judged_runs)
         if not (alone or together or later_forms_count):
             break
-    alone = [pair for pair in alone if any(alternatives(run, *pair) for run in wrong_values)]
+    alone = [pair for pair in alone if any(evidence(run, *pair) for run in wrong_values)]
     for run in sorted(passing, key=lambda run: run.case.n):
         if not (alone or together):
             break

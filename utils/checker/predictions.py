@@ -13,6 +13,7 @@ mistake leaves that case right (a wrong `other=` changes nothing when no lane is
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -45,6 +46,9 @@ class Alternatives:
 
     values: torch.Tensor  # (alternatives, out.numel()), float64
     written: torch.Tensor | None = None  # the same shape, bool; None: every element written
+    # False where the mistake has another mistake's effect on this case (see `indistinct`): a run that
+    # matches is no evidence for it, one that does not still contradicts it.
+    proves: bool = True
 
     def __len__(self) -> int:
         return self.values.shape[0]
@@ -57,14 +61,14 @@ class Alternatives:
     def then(self, finish: Callable[[torch.Tensor], torch.Tensor]) -> Alternatives:
         """The same alternatives, each written value passed through `finish` (an L2 norm's sqrt on the
         host)."""
-        return Alternatives(finish(self.values), self.written)
+        return Alternatives(finish(self.values), self.written, self.proves)
 
     def __add__(self, other: Alternatives) -> Alternatives:
         """Both sets of alternatives."""
         written = (
             None if self.written is None and other.written is None else torch.cat([self.mask, other.mask])
         )
-        return Alternatives(torch.cat([self.values, other.values]), written)
+        return Alternatives(torch.cat([self.values, other.values]), written, self.proves and other.proves)
 
     @staticmethod
     def of(values, written=None) -> Alternatives:
@@ -186,11 +190,12 @@ def too_large_to_predict(predictions: Predictions, code: str, variant: Variant, 
     )
 
 
-def indistinct(predictions: Predictions, code: str, variant: Variant, numel: int) -> None:
-    """Record that on this case, mistake `code` in form `variant` has another mistake's effect, which
-    that one names (every program's partial but the only one is no partial at all): like
-    too_large_to_predict, the case counts neither for the form nor against it."""
-    too_large_to_predict(predictions, code, variant, numel)
+def indistinct(predictions: Predictions, code: str, variant: Variant, alternatives: Alternatives) -> None:
+    """Record that on this case, mistake `code` in form `variant` gives `alternatives`, which are another
+    mistake's effect too, and that one names them (every program's partial but the only one is no
+    partial at all): a run that matches them is no evidence for `code`, and one that does not still
+    contradicts it."""
+    predict_each(predictions, code, variant, dataclasses.replace(alternatives, proves=False))
 
 
 # The race of every row into out's first row has one alternative per row, each as large as out: it is

@@ -97,10 +97,11 @@ def scalar_predictions(case: Case, op: str, sim: TiledReduction | None = None) -
                 if times == 2 and how.idempotent or b == 1:
                     continue
                 lost_last = which == "last" and times == 0
+                result = sim.combined(sim.one_partial(partials, which, times))
                 if grid <= 2 or lost_last and ((grid - 1) & (grid - 2) == 0 or n % b):
-                    indistinct(out, code, (b, which), 1)
+                    indistinct(out, code, (b, which), result)
                 else:
-                    put(out, code, (b, which), sim.combined(sim.one_partial(partials, which, times)))
+                    put(out, code, (b, which), result)
         # A grid sized for a block B of 2, 4 or 8 times the kernel's (a constant changed in one place only):
         # only the first cdiv(n, B) tiles are reduced. A power-of-two count of them is a power-of-two
         # prefix, first_tile_only's effect, which that names: those cases are no evidence. Sums (and the
@@ -108,11 +109,12 @@ def scalar_predictions(case: Case, op: str, sim: TiledReduction | None = None) -
         # the effects rarely tell this grid from first_tile_only's.
         for b_grid in (2 * b, 4 * b, 8 * b) if not how.idempotent else ():
             covered = -(-n // b_grid)
-            if covered & (covered - 1) == 0 and covered < grid:
-                indistinct(out, "grid_block_mismatch", (b, b_grid), 1)
-            elif covered < grid:
+            if covered < grid:
                 prefix = sim.combined(sim.program_partials(b, tiles=covered))
-                put(out, "grid_block_mismatch", (b, b_grid), prefix)
+                if covered & (covered - 1) == 0:
+                    indistinct(out, "grid_block_mismatch", (b, b_grid), prefix)
+                else:
+                    put(out, "grid_block_mismatch", (b, b_grid), prefix)
         if n % b:  # a grid of n // b programs; with none (n < b), out keeps its garbage or the identity
             put(out, "tail_not_processed", b, sim.combined(sim.program_partials(b, tiles="whole")))
         # A two-stage kernel whose stage 2 reads only its first block of partials.

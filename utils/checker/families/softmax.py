@@ -180,8 +180,9 @@ def _softmax_predictions(case: Case, on_gpu: bool) -> Predictions:
         predict(out, "no_max_subtraction", guard, unshifted)
     predict(out, "not_normalised", "no guard on the shift", torch.exp(x - row_max))
     predict(out, "not_normalised", "the shift guarded", torch.exp(x - _guarded_shift(row_max)))
+    # Over the columns: a single row gives 1.0 everywhere (a GPU runs the 1 x 65,600 case's 65,600 programs)
+    predict(out, "wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
     if rows > 1:
-        predict(out, "wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
         first = _reference(x64[:1]).expand(rows, cols)
         predict_missing_row_offset(out, _reference(x64), first)
     # The masked lanes of a row's last tile, padded with 0.0: in the max only, in the sum only, or both.
