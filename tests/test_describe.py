@@ -94,6 +94,20 @@ def test_rows_holding_another_rows_values_are_said():
     assert "row i holds row i - 1's" in text and "counting round" in text
     runs = [_run("softmax", (x,), lambda e: e[:1].expand(6, 5), out_shape=(6, 5))]
     assert _kinds("softmax", runs)["other_row"] == "every wrong row holds row 0's right values"
+    runs = [_run("softmax", (x,), lambda e: e.flip(0), out_shape=(6, 5))]
+    assert "row i holds row n - 1 - i's, the order reversed" in _kinds("softmax", runs)["other_row"]
+
+
+def test_a_row_sum_written_in_reverse_order_is_said():
+    x = values(7 * 9, "mixed", seed=3).view(7, 9)
+    runs = [_run("row_sum", (x,), lambda e: e.flip(0), out_shape=(7,))]
+    text = _kinds("row_sum", runs)["other_row"]
+    assert text == (
+        "every wrong element holds the right value of another element: "
+        "element i holds element n - 1 - i's, the order reversed"
+    )
+    runs = [_run("row_sum", (x,), lambda e: e + 1.0, out_shape=(7,))]
+    assert "other_row" not in _kinds("row_sum", runs)
 
 
 def test_inputs_swapped_are_said():

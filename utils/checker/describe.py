@@ -174,14 +174,21 @@ def rows_close(got: torch.Tensor, want: torch.Tensor, half: bool) -> torch.Tenso
 
 
 def other_rows(exercise: Exercise, failing: list[Run]) -> Finding | None:
-    """On 2-D outputs: every wrong row holds the right values of another row: row 0, or the row a fixed
-    shift away, the same on every case. The first wrong row of the first case proposes the rows it
-    matches; each proposal is then checked on every wrong row of every failing case."""
+    """On 2-D outputs (and 1-D ones of one value per row, read as rows of one): every wrong row holds the
+    right values of another row: row 0, the row a fixed shift away, or the rows in reverse order, the
+    same on every case. The first wrong row of the first case proposes the rows it matches; each proposal
+    is then checked on every wrong row of every failing case."""
     grids = []
+    noun, values = "row", "values"
     for run in failing:
-        if len(run.case.out_shape) != 2:
+        shape = run.case.out_shape
+        if len(shape) == 1 and shape[0] > 1:
+            rows, cols = shape[0], 1
+            noun, values = "element", "value"
+        elif len(shape) == 2:
+            rows, cols = shape
+        else:
             return None
-        rows, cols = run.case.out_shape
         wrong = wrong_mask(exercise, run).reshape(rows, cols).any(dim=1).nonzero().flatten()
         half = run.case.out_dtype == torch.float16
         grids.append((run.result.reshape(rows, cols), run.expected.reshape(rows, cols), wrong, half))
@@ -202,7 +209,12 @@ def other_rows(exercise: Exercise, failing: list[Run]) -> Finding | None:
         return True
 
     if 0 in proposals and holds(lambda w, rows: torch.zeros_like(w)):
-        return Finding("other_row", "every wrong row holds row 0's right values", exact=True)
+        return Finding("other_row", f"every wrong {noun} holds {noun} 0's right {values}", exact=True)
+    if len(want) - 1 - first in proposals and holds(lambda w, rows: rows - 1 - w):
+        text = f"every wrong {noun} holds the right {values} of another {noun}: "
+        return Finding(
+            "other_row", text + f"{noun} i holds {noun} n - 1 - i's, the order reversed", exact=True
+        )
     rows = len(want)
     for k in sorted({j - first for j in proposals} | {j - first - rows for j in proposals}, key=abs):
 
@@ -211,11 +223,10 @@ def other_rows(exercise: Exercise, failing: list[Run]) -> Finding | None:
 
         if holds(shifted):
             sign = "+" if k > 0 else "-"
-            text = (
-                f"every wrong row holds the right values of another row: row i holds row i {sign} {abs(k)}'s"
-            )
+            text = f"every wrong {noun} holds the right {values} of another {noun}: "
+            text += f"{noun} i holds {noun} i {sign} {abs(k)}'s"
             if any(bool(((w + k < 0) | (w + k >= len(want))).any()) for _, want, w, _ in grids):
-                text += ", counting round from the last row to the first"
+                text += f", counting round from the last {noun} to the first"
             return Finding("other_row", text, exact=True)
     return None
 
