@@ -90,3 +90,28 @@ def test_the_fast_path_skips_the_jit_and_gives_its_results(monkeypatch):
     assert jit_calls and len(run.compiled) == 2
     torch.testing.assert_close(shifted.sum(), x[1:].sum(), rtol=1e-4, atol=1e-3)
     torch.testing.assert_close(_partials(run, x[1:]), shifted)
+
+
+@triton.jit
+def scaled_copy_kernel(x_ptr, out_ptr, n, scale, BLOCK: tl.constexpr, TIMES: tl.constexpr = 2):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * scale * TIMES, mask=mask)
+
+
+@pytest.mark.skipif(not runs_on_gpu(), reason="the fast path needs a GPU")
+def test_the_fast_path_takes_a_grid_function_defaults_and_floats():
+    run = Launcher(scaled_copy_kernel)
+    x = torch.randn(5000, device="cuda")
+    out = torch.empty_like(x)
+
+    def grid(meta):  # as for kernel[grid]: the arguments by name, constexprs and defaults included
+        return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+    for scale in (0.5, 3.0, 0.5):  # a float is not specialised on: one kernel for every scale
+        run[grid](x, out, x.numel(), scale, BLOCK=1024)
+        torch.testing.assert_close(out, x * scale * 2)
+    assert len(run.compiled) == 1
+    run[grid](x, out, x.numel(), 0.5, BLOCK=1024, TIMES=3)
+    torch.testing.assert_close(out, x * 1.5)
+    assert len(run.compiled) == 2

@@ -17,7 +17,8 @@ at most one more trip through the JIT.
 
 `CompiledKernel.run`'s argument list is internal to Triton (grid, stream, function, packed metadata,
 launch metadata, two launch hooks, then every argument of the kernel, constexprs included). It was read
-from the source of each version in RUN_SIGNATURE_READ; on any other version, in the interpreter, or without
+in the source of triton 3.3.1, 3.4.0, 3.5.1, 3.7.1, 3.8.0 and 3.9.0, and 3.6.0 runs it in the GPU tests
+(RUN_SIGNATURE_READ); on any other version, in the interpreter, or without
 a GPU, the launcher calls `kernel[grid](...)` every time and says so once. Triton's launch hooks (its
 profiler's) are not called on the fast path, and neither is the JIT's check that the globals a kernel
 reads have not changed.
@@ -39,8 +40,7 @@ import torch
 import triton
 
 # (major, minor) versions whose JITFunction.run calls `kernel.run(gx, gy, gz, stream, function,
-# packed_metadata, launch_metadata, enter_hook, exit_hook, *every bound argument)`: read in each one's
-# triton/runtime/jit.py.
+# packed_metadata, launch_metadata, enter_hook, exit_hook, *every bound argument)` (see the docstring).
 RUN_SIGNATURE_READ = frozenset({(3, 3), (3, 4), (3, 5), (3, 6), (3, 7), (3, 8), (3, 9)})
 
 _said: set[str] = set()
