@@ -115,3 +115,91 @@ def test_the_fast_path_takes_a_grid_function_defaults_and_floats():
     run[grid](x, out, x.numel(), 0.5, BLOCK=1024, TIMES=3)
     torch.testing.assert_close(out, x * 1.5)
     assert len(run.compiled) == 2
+
+
+def _tuned(kernel):
+    configs = [triton.Config({"BLOCK": block}, num_warps=4) for block in (64, 128)]
+    return triton.autotune(configs, key=["n"])(kernel)
+
+
+def test_an_autotuned_kernel_is_keyed_on_its_tuning_key_by_value():
+    run = Launcher(_tuned(partial_sums_kernel))
+    x, partials = torch.ones(64), torch.empty(1)
+    # 32 and 48 specialise a plain kernel alike, but the autotuner may choose differently for each
+    assert run.key(0, (x, partials, 32), {}) != run.key(0, (x, partials, 48), {})
+    assert run.key(0, (x, partials, 32), {}) == run.key(0, (x[4:], partials, 32), {})
+
+
+def test_a_heuristics_wrapper_is_refused_with_a_message():
+    wrapped = triton.heuristics({"BLOCK": lambda args: 64})(partial_sums_kernel)
+    with pytest.raises(TypeError, match="heuristics"):
+        Launcher(wrapped)
+
+
+def test_with_launchers_replaces_the_kernels_a_host_function_looks_up():
+    import types
+
+    module = types.ModuleType("course_module")
+    module.partial_sums_kernel, module.tuned = partial_sums_kernel, _tuned(partial_sums_kernel)
+    module.heuristic = triton.heuristics({"BLOCK": lambda args: 64})(partial_sums_kernel)
+    module.not_a_kernel = len
+    assert sorted(launch.with_launchers(module)) == ["partial_sums_kernel", "tuned"]
+    assert isinstance(module.tuned, Launcher) and module.tuned.kernel.fn is partial_sums_kernel
+    assert module.tuned.configs is module.tuned.kernel.configs  # a host function may read the autotuner's
+    assert module.heuristic.fn is partial_sums_kernel and module.not_a_kernel is len
+
+
+@pytest.mark.skipif(not runs_on_gpu(), reason="the fast path needs a GPU")
+def test_the_fast_path_keeps_the_autotuners_choice_per_tuning_key(monkeypatch):
+    tuned = _tuned(partial_sums_kernel)
+    run = Launcher(tuned)
+
+    def partials_of(x):
+        partials = torch.zeros(triton.cdiv(x.numel(), 64), device=x.device)  # room for the smaller block
+        grid = lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)  # noqa: E731
+        run[grid](x, partials, x.numel())
+        return partials, tuned.best_config.kwargs["BLOCK"]
+
+    x = torch.randn(50_000, device="cuda")
+    first, block = partials_of(x)
+    tuned_calls = []
+    original = tuned.run
+    monkeypatch.setattr(tuned, "run", lambda *a, **k: tuned_calls.append(1) or original(*a, **k))
+    again, _ = partials_of(x)
+    assert not tuned_calls, "a call with the same key went through the autotuner"
+    used = triton.cdiv(x.numel(), block)  # the tuning runs of other blocks wrote past these in `first`
+    assert torch.equal(again[:used], first[:used])  # the same config: the chosen BLOCK, not a default
+    torch.testing.assert_close(again.sum(), x.sum(), rtol=1e-4, atol=1e-2)
+    assert torch.count_nonzero(again[used:]) == 0  # its grid, from its BLOCK
+    partials_of(x[:30_000])  # another value of the tuning key: through the autotuner again
+    assert tuned_calls and len(run.compiled) == 2
+
+
+@pytest.mark.skipif(not runs_on_gpu(), reason="the fast path needs a GPU")
+def test_a_count_of_launches_sees_the_fast_path_launches():
+    from utils.launches import launches_of
+
+    # not partial_sums_kernel: a test above monkeypatches its `run`, which leaves an attribute of its own
+    run = Launcher(scaled_copy_kernel)
+    x = torch.randn(1000, device="cuda")
+    out = torch.empty_like(x)
+    run[(1,)](x, out, x.numel(), 2.0, BLOCK=1024)  # cached: the next call would take the fast path
+    assert launches_of(lambda: run[(1,)](x, out, x.numel(), 2.0, BLOCK=1024)).triton == ["scaled_copy_kernel"]
+    assert launch.watchers == 0
+
+
+@triton.jit
+def tuned_then_required_kernel(x_ptr, partials_ptr, n, BLOCK: tl.constexpr, SCALE: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.store(partials_ptr + pid, tl.sum(x, axis=0) * SCALE)
+
+
+def test_a_parameter_a_config_sets_may_come_before_one_the_caller_passes():
+    # BLOCK is the config's, SCALE the caller's: Python puts no parameter without a default after one
+    # with a default, so the launcher gives SCALE one that its first launch reports if left out
+    run = Launcher(_tuned(tuned_then_required_kernel))
+    x, partials = torch.ones(64), torch.empty(1)
+    assert run.key(0, (x, partials, 64), {"SCALE": 2}) != run.key(0, (x, partials, 64), {"SCALE": 3})
+    assert run.set_by_configs == {"BLOCK"}

@@ -8,6 +8,11 @@ tiers). Here the first call of each specialisation goes through the JIT (which c
 cached kernel, and launches), and keeps the `CompiledKernel` it returns; later calls with the same key
 call that kernel's `run` directly, on Triton's current stream.
 
+An autotuned kernel (`triton.autotune` of a jit kernel) is keyed on the values of its tuning key as well,
+and keeps the config the autotuner chose with the compiled kernel, so a lookup costs what a plain kernel's
+does instead of the autotuner's own Python on every call. `with_launchers(module)` puts a Launcher in
+place of every kernel a module defines, so that its host functions launch through them unchanged.
+
 The key holds everything the JIT specialises on, so a cached kernel is never run on arguments it was not
 compiled for: each tensor's dtype and whether its address is a multiple of 16 bytes (a kernel compiled
 for aligned pointers issues 16-byte loads, which fault on `x[1:]`); each integer's `== 1`, `% 16 == 0`
@@ -33,17 +38,24 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 import triton
+from triton.runtime.autotuner import Autotuner, Heuristics
+from triton.runtime.jit import KernelInterface
 
 # (major, minor) versions whose JITFunction.run calls `kernel.run(gx, gy, gz, stream, function,
 # packed_metadata, launch_metadata, enter_hook, exit_hook, *every bound argument)` (see the docstring).
 RUN_SIGNATURE_READ = frozenset({(3, 3), (3, 4), (3, 5), (3, 6), (3, 7), (3, 8), (3, 9)})
 
 _said: set[str] = set()
+_module = sys.modules[__name__]
+# Above 0 while utils.launches watches every launch (it wraps the JIT's `run`, which the fast path skips):
+# then every call goes through kernel[grid], so that a count or a check sees it.
+watchers = 0
 
 
 def _say_once(reason: str) -> None:
@@ -71,113 +83,174 @@ def _other_key(value: Any) -> Any:
     return ("value", value)  # anything else the JIT turns into a constant, and int subclasses: by value
 
 
-@functools.cache
-def _key_function(constexpr: tuple[bool, ...]) -> Callable[[int, tuple, dict], tuple]:
-    """A function (device, args, kwargs) -> the key, for len(constexpr) positional arguments. A tensor
-    (or anything with a data_ptr, as the JIT reads pointers) is keyed on its dtype and a 16-byte-aligned
-    address, an int on `== 1`, `% 16 == 0` and its width,
-    a constexpr on its value. Generated as source, as the JIT's own binder is: a Python call per argument
-    costs about as much as the launch saves."""
-    parts = []
-    for i, is_constexpr in enumerate(constexpr):
-        a = f"a{i}"
-        if is_constexpr:
-            parts.append(f"('constexpr', {a})")
-        else:
-            tensor = f"({a}.dtype, {a}.data_ptr() % 16 == 0)"
-            integer = (
-                f"({a} == 1, {a} % 16 == 0, -2147483648 <= {a} <= 2147483647, {a} >= 9223372036854775808)"
-            )
-            pointer = f"type({a}) is Tensor or hasattr({a}, 'data_ptr')"  # an exact Tensor decides at once
-            parts.append(f"{integer} if type({a}) is int else {tensor} if {pointer} else other({a})")
-    names = "".join(f"a{i}, " for i in range(len(constexpr)))
-    body = ", ".join(parts)
-    source = (
-        f"def key_of(device, args, kwargs):\n    ({names}) = args\n"
-        f"    return (device, tuple(kwargs.items()), {body})\n"
+def _key_part(name: str, by_value: bool) -> str:
+    """The source of one parameter's part of the key: one hashable object, not a tuple where it can be
+    avoided, since the key is hashed on every call. A tensor (or anything with a data_ptr, as the JIT
+    reads pointers) is keyed on its dtype and whether its address is a multiple of 16 bytes; an int on
+    `== 1`, `% 16 == 0` and whether it fits in 32 bits (or is 2^63 or more); a constexpr (or an
+    autotuner's key) on its value."""
+    if by_value:
+        return f"('value', {name})"
+    tensor = f"({name}.dtype if {name}.data_ptr() & 15 == 0 else ({name}.dtype, 'unaligned'))"
+    narrow = f"-2147483648 <= {name} <= 2147483647"
+    integer = (
+        f"((1 if {name} == 1 else 16 if {name} & 15 == 0 else 0) if {narrow} "
+        f"else ('wide', {name} & 15 == 0, {name} >= 9223372036854775808))"
     )
-    scope: dict[str, Any] = {"Tensor": torch.Tensor, "other": _other_key}
-    exec(source, scope)
-    return scope["key_of"]
+    pointer = f"hasattr({name}, 'data_ptr')"  # a tensor subclass, or a tensor-like
+    by_type = f"{integer} if type({name}) is int else {tensor} if {pointer} else other({name})"
+    return f"{tensor} if type({name}) is Tensor else {by_type}"  # tensors first: most arguments are
 
 
 def argument_key(value: Any, constexpr: bool) -> Any:
-    """The part of the cache key for one argument (the launcher's own key function, for one argument)."""
-    return _key_function((constexpr,))(0, (value,), {})[2]
+    """The part of the cache key for one argument, as the launcher computes it."""
+    scope: dict[str, Any] = {"Tensor": torch.Tensor, "other": _other_key}
+    exec(f"def part(a):\n    return {_key_part('a', constexpr)}\n", scope)
+    return scope["part"](value)
+
+
+# A launcher's key and launch functions, generated for its kernel's signature (as the JIT's own binder
+# is): Python binds the arguments in C, and each parameter's key part and place in run() are written out,
+# where a loop over the parameters would cost about as much as the launch saves.
+_SOURCE = """
+def key_of(device, {signature}, **options):
+    return (device, tuple(options.items()), {parts})
+
+def launch(grid, {signature}, **options):
+    if module.watchers:
+        return kernel[grid]({leading}{passed}**options)
+    device = get_device()
+    key = (device, tuple(options.items()), {parts})
+    entry = compiled.get(key)
+    if entry is None:
+        return first(grid, key, ({leading}), {{{named}}}, options)
+    ck, run, function, metadata, chosen = entry
+    if callable(grid):
+        grid = grid({{{every_named}}})
+    size = len(grid)
+    run(
+        grid[0], grid[1] if size > 1 else 1, grid[2] if size > 2 else 1, get_stream(device), function,
+        metadata, None, None, None, {every},
+    )
+    return ck
+"""
+
+
+class _Chosen:
+    """The default of a parameter an autotuner's configs set: the caller does not pass it."""
+
+
+class _Missing:
+    """The default of a parameter with none that follows one with a default (a config's, say): Python
+    needs one there. Left out by the caller, it reaches the key's first launch, which says so."""
 
 
 class Launcher:
-    """`Launcher(kernel)[grid](*args, **kwargs)` for a @triton.jit kernel (not an autotuned or heuristics
-    wrapper): see the module's docstring."""
+    """`Launcher(kernel)[grid](*args, **kwargs)` for a @triton.jit kernel, or a `triton.autotune` of one:
+    see the module's docstring. An autotuned kernel is also keyed on the values of its tuning key, and the
+    config the autotuner chose for that key is kept with the compiled kernel; a config with a pre_hook is
+    never cached (the hook must run before every launch). Other attributes are the kernel's."""
 
     def __init__(self, kernel):
         self.kernel = kernel
-        params = inspect.signature(kernel.fn).parameters.values()  # the Python function under the kernel
+        tuned = isinstance(kernel, Autotuner)
+        jit = kernel.fn if tuned else kernel
+        if isinstance(jit, (Autotuner, Heuristics)) or not callable(getattr(jit, "fn", None)):
+            raise TypeError(
+                "Launcher takes a @triton.jit kernel or a triton.autotune of one, not "
+                f"{type(kernel).__name__} (a triton.heuristics wrapper, say): launch it with kernel[grid]"
+            )
+        params = list(inspect.signature(jit.fn).parameters.values())  # the Python function under the kernel
         self.names = [p.name for p in params]
-        self.constexpr = tuple(
-            "constexpr" in str(p.annotation) for p in params
-        )  # as Triton reads annotations
-        self.defaults = [p.default for p in params]
-        # key -> (CompiledKernel, where the arguments after the positional ones come from)
-        self.compiled: dict[tuple, tuple[Any, tuple | None]] = {}
-        # positional count -> _key_function's result: a dict lookup by count costs 0.05 us, the cached
-        # generator's lookup by the constexpr flags about 0.35 (on the hot path)
-        self._key_functions: dict[int, Callable[[int, tuple, dict], tuple]] = {}
+        tuned_on = set(kernel.keys) if tuned else set()
+        self.set_by_configs = {name for c in kernel.configs for name in c.kwargs} if tuned else set()
+        # key -> (CompiledKernel, its run, function and packed metadata, read once, and the values an
+        # autotuner chose for the parameters its configs set)
+        self.compiled: dict[tuple, tuple[Any, Callable, Any, Any, dict]] = {}
         self.unavailable = fast_path_unavailable()
-        if not self.unavailable:  # Triton's getters: about 0.1 us each (torch's current stream, about 7)
-            driver = triton.runtime.driver.active
-            self._device, self._stream = driver.get_current_device, driver.get_current_stream
+        driver = None if self.unavailable else triton.runtime.driver.active  # none without a GPU
+        scope: dict[str, Any] = {
+            "Tensor": torch.Tensor,
+            "other": _other_key,
+            "module": _module,
+            "kernel": kernel,
+            "compiled": self.compiled,
+            "first": self._first,
+            # torch's C getter where it has one: 0.1 us a call, its Python wrapper (Triton's getter) 0.3
+            "get_device": driver and getattr(torch._C, "_cuda_getDevice", driver.get_current_device),
+            "get_stream": driver and driver.get_current_stream,  # about 0.1 us; torch's 7
+        }
+        signature, parts, every = [], [], []
+        for i, p in enumerate(params):
+            chosen = p.name in self.set_by_configs
+            if chosen:
+                scope[f"default{i}"] = _Chosen
+                every.append(f"chosen[{p.name!r}]")
+            else:
+                every.append(p.name)
+                # keyed by value: constexprs (as Triton reads annotations) and what an autotuner tunes on
+                parts.append(_key_part(p.name, "constexpr" in str(p.annotation) or p.name in tuned_on))
+                if p.default is not inspect.Parameter.empty:
+                    scope[f"default{i}"] = p.default
+                elif any(name.startswith("default") for name in scope):  # a default came before it
+                    scope[f"default{i}"] = _Missing
+            signature.append(p.name if f"default{i}" not in scope else f"{p.name}=default{i}")
+        first_chosen = next(
+            (i for i, n in enumerate(self.names) if n in self.set_by_configs), len(self.names)
+        )
+        source = _SOURCE.format(
+            signature=", ".join(signature),
+            parts=", ".join(parts),
+            passed="".join(f"{n}={n}, " for n in self.names[first_chosen:] if n not in self.set_by_configs),
+            # an autotuner's prune functions see only the positional arguments: all before its first config's
+            leading="".join(f"{n}, " for n in self.names[:first_chosen]),
+            named=", ".join(f"{n!r}: {n}" for n in self.names[first_chosen:] if n not in self.set_by_configs),
+            every_named=", ".join(f"{n!r}: {e}" for n, e in zip(self.names, every)),
+            every=", ".join(every),
+        )
+        exec(source, scope)
+        self._key_of, self._launch = scope["key_of"], scope["launch"]
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "kernel":  # not set yet: no recursion through the line below
+            raise AttributeError(name)
+        return getattr(self.kernel, name)  # best_config, configs, fn and the like
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable[..., Any]:
-        return functools.partial(self.launch, grid)
-
-    def key(self, device: int, args: tuple, kwargs: dict) -> tuple:
-        """The cache key: argument_key of each positional argument, the kwargs and the device."""
-        function = self._key_functions.get(len(args))
-        if function is None:
-            function = self._key_functions[len(args)] = _key_function(self.constexpr[: len(args)])
-        return function(device, args, kwargs)
-
-    def launch(self, grid, *args, **kwargs):
         if self.unavailable:
             _say_once(self.unavailable)
-            return self.kernel[grid](*args, **kwargs)
-        device = self._device()
-        key = self.key(device, args, kwargs)
-        entry = self.compiled.get(key)
-        if entry is None:  # the JIT compiles (or finds) this specialisation and launches it
-            compiled = self.kernel[grid](*args, **kwargs)
-            self.compiled[key] = (compiled, self._rest(len(args), kwargs))
-            return compiled
-        compiled, rest = entry
-        if rest is None:  # the keywords are the remaining parameters, in order
-            every = args + tuple(kwargs.values())
-        else:
-            every = args + tuple(kwargs[name] if isinstance(name, str) else name[0] for name in rest)
-        if callable(grid):
-            grid = grid(dict(zip(self.names, every)))
-        size = len(grid)
-        gx, gy, gz = grid[0], grid[1] if size > 1 else 1, grid[2] if size > 2 else 1
-        compiled.run(
-            gx,
-            gy,
-            gz,
-            self._stream(device),
-            compiled.function,
-            compiled.packed_metadata,
-            None,
-            None,
-            None,
-            *every,
-        )
+            return self.kernel[grid]
+        return functools.partial(self._launch, grid)
+
+    def key(self, device: int, args: tuple, kwargs: dict) -> tuple:
+        """The cache key of a launch with these arguments on this device."""
+        return self._key_of(device, *args, **kwargs)
+
+    def _first(self, grid, key: tuple, leading: tuple, named: dict, options: dict):
+        """A key's first launch: through the JIT (or the autotuner), which compiles or finds the kernel;
+        what it returns is kept under the key, with the autotuner's choice."""
+        given = dict(zip(self.names, leading)) | named
+        missing = [name for name, value in given.items() if value is _Missing]
+        if missing:
+            name = getattr(self.kernel.fn, "__name__", "the kernel")
+            raise TypeError(f"{name}: missing argument(s) {missing}")
+        compiled = self.kernel[grid](*leading, **named, **options)
+        config = getattr(self.kernel, "best_config", None)
+        if config is None or config.pre_hook is None:
+            chosen = config.all_kwargs() if config is not None else {}
+            self.compiled[key] = (compiled, compiled.run, compiled.function, compiled.packed_metadata, chosen)
         return compiled
 
-    def _rest(self, given: int, kwargs: dict) -> tuple | None:
-        """After the positional arguments, each parameter's source: its keyword (a str) or, where it was
-        not passed, its default (in a 1-tuple); None where the keywords are exactly those, in order."""
-        names = self.names[given:]
-        if list(kwargs) == names:
-            return None
-        return tuple(
-            name if name in kwargs else (default,) for name, default in zip(names, self.defaults[given:])
-        )
+
+def with_launchers(module) -> list[str]:
+    """Replace each kernel in `module` (a @triton.jit function or a triton.autotune of one) by a Launcher
+    of it, so that the module's host functions, which look their kernels up by name when called, launch
+    through the Launchers; returns the names replaced. A triton.heuristics wrapper is left as it is."""
+    replaced = []
+    for name, value in list(vars(module).items()):
+        jit = value.fn if isinstance(value, Autotuner) else value
+        # a jit kernel, or in the interpreter an InterpretedFunction: KernelInterfaces, as the wrappers are
+        if isinstance(jit, KernelInterface) and not isinstance(jit, (Autotuner, Heuristics)):
+            setattr(module, name, Launcher(value))
+            replaced.append(name)
+    return replaced

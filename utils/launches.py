@@ -8,7 +8,8 @@
 Notebook 07 uses it to show where a launcher's calls go, and the checker (utils.checker.runner) to hold a
 one-launch exercise to exactly one Triton launch and no torch operation. It counts the same way on a GPU and
 in the interpreter, because it counts requests rather than kernels: a Triton launch is a call of a
-`@triton.jit` function's `run` (what `kernel[grid](...)` does, autotuned or not), and a torch operation
+`@triton.jit` function's `run` (what `kernel[grid](...)` does, autotuned or not, and what a
+`utils.launch.Launcher` does while this module watches), and a torch operation
 is an ATen operation seen by a `TorchDispatchMode` that computes or writes values. Allocations
 (`torch.empty`: the caching allocator, no kernel), views and metadata are not counted, and neither are
 the copies the interpreter makes of a launch's arguments.
@@ -111,12 +112,16 @@ def _jit_classes() -> list[type]:
 def wrapped_launches(wrap):
     """Inside the block, every launch's `run` (see _jit_classes) is `wrap(original run)`: how this module
     counts launches, and utils.checker.stages looks at what each one left behind."""
+    from utils import launch
+
     originals = {cls: cls.run for cls in _jit_classes()}
     for cls, original in originals.items():
         cls.run = wrap(original)
+    launch.watchers += 1  # a utils.launch.Launcher goes through `run` too while this block runs
     try:
         yield
     finally:
+        launch.watchers -= 1
         for cls, original in originals.items():
             cls.run = original
 
