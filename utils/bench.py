@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 import textwrap
+from dataclasses import dataclass
 
 import torch
 
@@ -113,6 +115,44 @@ def fastest_us(calls: dict, clock: str, rounds: int = 3, min_run_time: float = 0
         for name, call in calls.items():
             best[name] = min(best[name], us_per_call(call, clock, min_run_time))
     return best
+
+
+@dataclass(frozen=True)
+class Runs:
+    """One call's µs per call over several timed rounds: its median and its spread, fastest to slowest."""
+
+    us: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.us)
+
+    def __str__(self) -> str:
+        return f"{self.median:.1f} ({min(self.us):.1f}-{max(self.us):.1f})"
+
+
+def repeated_us(calls: dict, clock: str, repeats: int = 5, min_run_time: float = 0.05) -> dict[str, Runs]:
+    """{name: Runs}: each call timed `repeats` times on one clock (see `us_per_call`), taking turns with the
+    others, so that a slow stretch of the machine lands on every call alike. Where `fastest_us` keeps one
+    best figure, this keeps them all, so that a comparison can tell a difference from the run's noise
+    (`compare`)."""
+    us: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(repeats):
+        for name, call in calls.items():
+            us[name].append(us_per_call(call, clock, min_run_time))
+    return {name: Runs(tuple(values)) for name, values in us.items()}
+
+
+def compare(name: str, runs: Runs, other_name: str, other: Runs) -> str:
+    """Which of two calls is faster, where every round of one beat every round of the other; otherwise
+    "level within the run's variation". Non-overlapping ranges is a strict test, on purpose: two runs of
+    the same cell must not print opposite verdicts."""
+    speed = f"{other.median / runs.median:.2f}x {other_name}'s speed, outside the run's variation"
+    if max(runs.us) < min(other.us):
+        return f"{name} is faster, {speed}"
+    if max(other.us) < min(runs.us):
+        return f"{name} is slower, {speed}"
+    return f"{name} and {other_name} are level within the run's variation"
 
 
 def compiled_for_one_shape(fn):
