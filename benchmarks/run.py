@@ -213,11 +213,17 @@ def graphed(row: Row) -> Row:
     return replace(row, name=row.name + GRAPHED, graphed=True, step_of=step_of)
 
 
-def course_functions(rows=ROWS) -> dict[str, Callable]:
-    """Each row's course function, loaded from its solution notebook (see utils.kernels.load)."""
+def course_functions(rows=ROWS, launcher: bool = True) -> dict[str, Callable]:
+    """Each row's course function, loaded from its solution notebook (see utils.kernels.load). With
+    `launcher`, every kernel of those notebooks is launched through `utils.launch.Launcher` (notebook
+    07), as a user who has read 07 would launch them; otherwise through kernel[grid](...), as written."""
     from utils.kernels import load
+    from utils.launch import with_launchers
 
     modules = {nb: load(nb) for nb in sorted({row.notebook for row in rows})}
+    if launcher:
+        for module in modules.values():
+            with_launchers(module)
     functions = {row.name: getattr(modules[row.notebook], row.function) for row in rows}
     return functions | {graphed(row).name: functions[row.name] for row in rows}
 
@@ -403,19 +409,26 @@ def ratio_table(rows, ns, results) -> str:
     )
 
 
-def launch_floor(device: str) -> tuple[float, float]:
-    """µs per call, back to back, of an empty Triton launch (notebook 07's `empty_kernel`) and of torch's
-    cheapest launch (`zero_()` on one float): the eager floor each side's calls cannot get below."""
-    from utils.bench import us_per_call
+def launch_floor(device: str) -> dict[str, float]:
+    """{tier: median µs per call, back to back, over 5 rounds}: an empty Triton launch (notebook 07's
+    `empty_kernel`) through each of 07's `launch_tiers`, and torch's cheapest launch (`zero_()` on one
+    float): the floor each way of launching puts under an eager call."""
+    from utils.bench import repeated_us
     from utils.kernels import load
 
-    empty_kernel = load("07_launch_bound").empty_kernel
+    notebook = load("07_launch_bound")
     one = torch.zeros(1, device=device)
-    empty_kernel[(1,)](one)
-    return us_per_call(lambda: empty_kernel[(1,)](one), "loop"), us_per_call(one.zero_, "loop")
+    calls = notebook.launch_tiers(notebook.empty_kernel, (1, 1, 1), one) | {"torch zero_()": one.zero_}
+    return {tier: runs.median for tier, runs in repeated_us(calls, "loop").items()}
 
 
-def report(rows, ns, results, copy, title, out: Path, floor: tuple[float, float] | None = None) -> None:
+def floor_line(floor: dict[str, float]) -> str:
+    """The floor as the results and the README print it."""
+    tiers = "; ".join(f"{tier} {us:.1f}" for tier, us in floor.items())
+    return f"Eager floor, an empty launch back to back (µs per call, median of 5 rounds): {tiers}."
+
+
+def report(rows, ns, results, copy, title, out: Path, floor: dict[str, float] | None = None) -> None:
     """Print the table (all sizes, then the largest), and write results.md, results.csv and results.png."""
     from utils.bench import print_table
 
@@ -423,12 +436,7 @@ def report(rows, ns, results, copy, title, out: Path, floor: tuple[float, float]
     largest = power(ns[-1])
     summary = [line for line in lines if line[1] == largest]
     below = shortfalls(rows, ns, results)
-    floor_line = (
-        f"Eager floor, back to back: an empty Triton launch {floor[0]:.1f} µs, torch's zero_() on one "
-        f"float {floor[1]:.1f} µs."
-        if floor
-        else ""
-    )
+    floor_text = floor_line(floor) if floor else ""
     print(title)
     print_table(HEADERS, lines)
     print(f"\nAt {largest} elements (device copy {copy[ns[-1]]:,.0f} GB/s):")
@@ -436,8 +444,8 @@ def report(rows, ns, results, copy, title, out: Path, floor: tuple[float, float]
     print("\nBelow torch (a ratio under the 1% level band):\n" + "\n".join(below))
     verdict = goal_verdict(rows, ns, results)
     print("\nThe goal (every reduction row at or above torch at every size, steps aside):\n" + verdict)
-    if floor_line:
-        print(floor_line)
+    if floor_text:
+        print(floor_text)
 
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.md").write_text(
@@ -446,11 +454,14 @@ def report(rows, ns, results, copy, title, out: Path, floor: tuple[float, float]
         + "\n".join(below)
         + f"\n\nThe goal (every reduction row at or above torch at every size; a step's goal is its final "
         f"form's row):\n\n{verdict}"
-        + (f"\n\n{floor_line}" if floor_line else "")
+        + (f"\n\n{floor_text}" if floor_text else "")
         + f"\n\nCourse over torch (ratio of GB/s; 0.99x or more counts as level):\n\n"
         f"{ratio_table(rows, ns, results)}" + f"\n\nAll sizes:\n\n{markdown(HEADERS, lines)}\n"
         "\nDevice copy GB/s by size: " + ", ".join(f"{power(n)}: {copy[n]:,.0f}" for n in ns) + "\n"
     )
+    if floor:
+        with open(out / "floor.csv", "w", newline="") as f:
+            csv.writer(f).writerows([["tier", "us_per_call"], *([t, f"{us:.3g}"] for t, us in floor.items())])
     with open(out / "results.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(CSV_COLUMNS)
@@ -469,7 +480,7 @@ def report(rows, ns, results, copy, title, out: Path, floor: tuple[float, float]
                     ]
                 )
     plot(rows, ns, results, copy, title).savefig(out / "results.png", dpi=120)
-    print(f"\nwrote {out / 'results.md'}, results.csv and results.png")
+    print(f"\nwrote {out / 'results.md'}, results.csv{', floor.csv' if floor else ''} and results.png")
 
 
 CSV_COLUMNS = [
@@ -482,6 +493,14 @@ CSV_COLUMNS = [
     "copy_gbps",
     "measured_on",
 ]
+
+
+def read_floor(path: Path) -> dict[str, float] | None:
+    """The floor from the floor.csv next to a results.csv, if `report` wrote one."""
+    if not (path.parent / "floor.csv").exists():
+        return None
+    with open(path.parent / "floor.csv", newline="") as f:
+        return {r["tier"]: float(r["us_per_call"]) for r in csv.DictReader(f)}
 
 
 def read_csv(path: Path) -> tuple[list[Row], list[int], dict, dict[int, float], str]:
@@ -520,6 +539,12 @@ def main(argv=None) -> int:
         help="eager calls, replays of CUDA graphs, or both (default: both)",
     )
     parser.add_argument(
+        "--jit",
+        action="store_true",
+        help="launch the kernels through kernel[grid](...), as the notebooks write them, instead of through "
+        "utils.launch.Launcher (notebook 07)",
+    )
+    parser.add_argument(
         "--from-csv",
         type=Path,
         metavar="CSV",
@@ -527,7 +552,7 @@ def main(argv=None) -> int:
     )
     args = parser.parse_args(argv)
     if args.from_csv:
-        report(*read_csv(args.from_csv), args.out)
+        report(*read_csv(args.from_csv), args.out, floor=read_floor(args.from_csv))
         return 0
     if not torch.cuda.is_available():
         print(
@@ -540,7 +565,7 @@ def main(argv=None) -> int:
 
     device = "cuda"
     rows = [r for r in ROWS if not args.only or any(word in r.name for word in args.only)]
-    functions = course_functions(rows)
+    functions = course_functions(rows, launcher=not args.jit)
     n_check = 3 * 2**16 + 7  # not a multiple of any block: the masked tail is exercised
     wrong = {row.name: why for row in rows if (why := agrees(row, functions[row.name], n_check, device))}
     for name, why in wrong.items():
@@ -555,7 +580,8 @@ def main(argv=None) -> int:
     properties = torch.cuda.get_device_properties(0)
     title = (
         f"{versions()}, driver {gpu_driver()}, {properties.multi_processor_count} SMs, "
-        f"{date.today().isoformat()}"
+        f"{date.today().isoformat()}, launched through "
+        + ("kernel[grid](...)" if args.jit else "utils.launch.Launcher")
     )
     report(rows, ns, results, copy, title, args.out, floor)
     return 0

@@ -152,14 +152,23 @@ def test_graphed_rows_time_the_same_functions_and_come_back_from_a_csv(tmp_path,
     assert functions[graphed.name] is functions[row.name]  # one function, two ways of timing it
     ns = [2**12, bench.BANDWIDTH_BOUND_ELEMENTS]
     results = {(r.name, n): (1.0 + i, 2.0) for i, r in enumerate((row, graphed)) for n in ns}
-    bench.report([row, graphed], ns, results, {n: 4.0 for n in ns}, "GPU X", tmp_path, floor=(13.0, 7.0))
+    bench.report(
+        [row, graphed],
+        ns,
+        results,
+        {n: 4.0 for n in ns},
+        "GPU X",
+        tmp_path,
+        floor={"kernel[grid]": 13.0, "torch zero_()": 7.0},
+    )
     rows, _, again, _, _ = bench.read_csv(tmp_path / "results.csv")
     assert [r.name for r in rows] == [row.name, graphed.name] and rows[1].graphed
     assert again == results
     text = (tmp_path / "results.md").read_text()
     assert f"- {row.name}: below torch at 2^12, 2^28" in text
     assert f"- {graphed.name}: at or above torch at every size" in text
-    assert "an empty Triton launch 13.0 µs, torch's zero_() on one float 7.0 µs" in text
+    assert "kernel[grid] 13.0; torch zero_() 7.0." in text
+    assert bench.read_floor(tmp_path / "results.csv") == {"kernel[grid]": 13.0, "torch zero_()": 7.0}
 
 
 def test_shortfalls_use_the_level_band():
