@@ -425,7 +425,25 @@ def launch_floor(device: str) -> dict[str, float]:
 def floor_line(floor: dict[str, float]) -> str:
     """The floor as the results and the README print it."""
     tiers = "; ".join(f"{tier} {us:.1f}" for tier, us in floor.items())
-    return f"Eager floor, an empty launch back to back (µs per call, median of 5 rounds): {tiers}."
+    return f"Eager floor, an empty launch back to back (µs per call): {tiers}."
+
+
+def results_markdown(rows, ns, results, copy, title, floor: dict[str, float] | None = None) -> str:
+    """One run's results as markdown: the largest size's table, the rows below torch, the goal's verdict,
+    the floor and the ratios at every size. results.md and benchmarks/README.md (benchmarks/tables.py)
+    are made of it."""
+    largest = power(ns[-1])
+    summary = [line for line in table(rows, ns, results, copy) if line[1] == largest]
+    return (
+        f"{title}\n\nAt {largest} elements (device copy {copy[ns[-1]]:,.0f} GB/s):\n\n"
+        f"{markdown(HEADERS, summary)}\n\nBelow torch, row by row (outside the 1% level band):\n\n"
+        + "\n".join(shortfalls(rows, ns, results))
+        + f"\n\nThe goal (every reduction row at or above torch at every size; a step's goal is its final "
+        f"form's row):\n\n{goal_verdict(rows, ns, results)}"
+        + (f"\n\n{floor_line(floor)}" if floor else "")
+        + f"\n\nCourse over torch (ratio of GB/s; 0.99x or more counts as level):\n\n"
+        f"{ratio_table(rows, ns, results)}"
+    )
 
 
 def report(rows, ns, results, copy, title, out: Path, floor: dict[str, float] | None = None) -> None:
@@ -449,14 +467,8 @@ def report(rows, ns, results, copy, title, out: Path, floor: dict[str, float] | 
 
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.md").write_text(
-        f"{title}\n\nAt {largest} elements (device copy {copy[ns[-1]]:,.0f} GB/s):\n\n"
-        f"{markdown(HEADERS, summary)}\n\nBelow torch, row by row (outside the 1% level band):\n\n"
-        + "\n".join(below)
-        + f"\n\nThe goal (every reduction row at or above torch at every size; a step's goal is its final "
-        f"form's row):\n\n{verdict}"
-        + (f"\n\n{floor_text}" if floor_text else "")
-        + f"\n\nCourse over torch (ratio of GB/s; 0.99x or more counts as level):\n\n"
-        f"{ratio_table(rows, ns, results)}" + f"\n\nAll sizes:\n\n{markdown(HEADERS, lines)}\n"
+        results_markdown(rows, ns, results, copy, title, floor)
+        + f"\n\nAll sizes:\n\n{markdown(HEADERS, lines)}\n"
         "\nDevice copy GB/s by size: " + ", ".join(f"{power(n)}: {copy[n]:,.0f}" for n in ns) + "\n"
     )
     if floor:

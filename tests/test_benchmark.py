@@ -176,3 +176,32 @@ def test_shortfalls_use_the_level_band():
     ns = [2**12, 2**16]
     level = {(row.name, 2**12): (0.995, 1.0), (row.name, 2**16): (0.98, 1.0)}
     assert bench.shortfalls([row], ns, level) == [f"- {row.name}: below torch at 2^16"]
+
+
+def test_the_results_page_and_each_runs_markdown_are_what_the_committed_csvs_give(capsys):
+    from benchmarks import tables
+
+    assert tables.main(["--check"]) == 0, capsys.readouterr().out
+
+
+def test_a_changed_csv_makes_the_results_page_stale(tmp_path, monkeypatch):
+    import shutil
+
+    from benchmarks import tables
+
+    shutil.copytree(tables.HERE / "h200", tmp_path / "h200")
+    shutil.copy(tables.HERE / "README.md", tmp_path / "README.md")
+    runs = [
+        (heading, tmp_path / folder.relative_to(tables.HERE), what) for heading, folder, what in tables.RUNS
+    ]
+    monkeypatch.setattr(tables, "HERE", tmp_path)
+    monkeypatch.setattr(tables, "RUNS", runs)
+    assert tables.main(["--check"]) == 0
+    csv_path = tmp_path / "h200" / "results.csv"
+    lines = csv_path.read_text().splitlines()
+    fields = lines[1].split(",")
+    fields[4] = str(float(fields[4]) * 2)  # one course GB/s figure doubled
+    csv_path.write_text("\n".join([lines[0], ",".join(fields), *lines[2:]]) + "\n")
+    assert tables.main(["--check"]) == 1
+    tables.main([])
+    assert tables.main(["--check"]) == 0
