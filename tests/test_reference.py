@@ -35,19 +35,55 @@ def _reference(solution: Path):
     return nbformat.read(path, as_version=4)
 
 
+def code_differences(solution_nb, reference_nb) -> list[str]:
+    """What keeps a reference run from being a run of this solution, cell by cell id: code cells whose
+    source changed, code cells added to the solution or removed from it, cells that moved, and reference
+    cells whose source is not the source their run recorded (edited by hand afterwards)."""
+    sol = {cell.id: cell for cell in _code_cells(solution_nb)}
+    ref = {cell.id: cell for cell in _code_cells(reference_nb)}
+    problems = [f"changed: {i}" for i in sol if i in ref and sol[i].source != ref[i].source]
+    problems += [f"added to the solution: {i}" for i in sol if i not in ref]
+    problems += [f"removed from the solution: {i}" for i in ref if i not in sol]
+    shared = [i for i in sol if i in ref]
+    if shared != [i for i in ref if i in sol]:
+        problems.append("the code cells are in another order")
+    problems += [
+        f"not the source that ran: {i}"
+        for i, cell in ref.items()
+        if cell.metadata.get(reference.SOURCE_DIGEST) != reference.source_digest(cell.source)
+    ]
+    return problems
+
+
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name)
 def test_reference_code_is_the_solutions_code(solution):
-    ref = _code_cells(_reference(solution))
-    sol = _code_cells(nbformat.read(solution, as_version=4))
-    for index, (want, got) in enumerate(zip(sol, ref)):
-        assert got.source == want.source, (
-            f"reference/h200/{solution.name}: code cell {index} (id {want.get('id')!r}) differs from "
-            f"solutions/{solution.name}; regenerate the reference run (./course.sh reference on a GPU)"
-        )
-    assert len(ref) == len(sol), (
-        f"reference/h200/{solution.name} has {len(ref)} code cells, the solution "
-        f"{len(sol)}; regenerate the reference run"
+    problems = code_differences(nbformat.read(solution, as_version=4), _reference(solution))
+    assert not problems, (
+        f"reference/h200/{solution.name} is not a run of solutions/{solution.name} ({'; '.join(problems)}): "
+        "regenerate the reference run (./course.sh reference on a GPU)"
     )
+
+
+def test_the_comparison_names_each_kind_of_difference():
+    def notebook(*cells):
+        nb = v4.new_notebook(cells=[v4.new_code_cell(source, id=cell_id) for cell_id, source in cells])
+        reference.record_sources(nb)
+        return nb
+
+    ran = notebook(("a", "1"), ("b", "2"), ("c", "3"))
+    assert code_differences(notebook(("a", "1"), ("b", "2"), ("c", "3")), ran) == []
+    assert code_differences(notebook(("a", "1"), ("new", "0"), ("b", "2"), ("c", "3")), ran) == [
+        "added to the solution: new"
+    ]  # an inserted cell names itself, not every cell after it
+    assert code_differences(notebook(("a", "1"), ("b", "2!"), ("c", "3")), ran) == ["changed: b"]
+    assert code_differences(notebook(("a", "1"), ("c", "3")), ran) == ["removed from the solution: b"]
+    assert code_differences(notebook(("a", "1"), ("c", "3"), ("b", "2")), ran) == [
+        "the code cells are in another order"
+    ]
+    ran.cells[1].source = "2!"  # edited after the run, to match an edited solution
+    assert code_differences(notebook(("a", "1"), ("b", "2!"), ("c", "3")), ran) == [
+        "not the source that ran: b"
+    ]
 
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name)

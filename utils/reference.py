@@ -10,9 +10,10 @@ learner's Run All would) and writes it, outputs included, to `reference/<gpu>/` 
 `reference/h200/`). The notebook's metadata gets a `reference_run` entry naming the GPU, its driver,
 torch, triton, Python and the date; the set-up cell's banner, the first output, names them too. A
 notebook whose run raises is written beside as `NN_topic.FAILED.ipynb` instead, and the command exits
-non-zero, so a broken run never replaces a good one. Regenerate the run after any change to a
-notebook's code: `tests/test_reference.py` fails while a reference notebook's code cells differ from
-its solution's.
+non-zero, so a broken run never replaces a good one. Each code cell's metadata records a digest of the
+source that ran. Regenerate the run after any change to a notebook's code: `tests/test_reference.py`
+compares the cells by id and fails, naming them, while a reference notebook's code cells differ from its
+solution's (changed, added, removed or moved) or from the source their digest records.
 
 nbclient executes; this module only chooses the folder, records the versions and keeps failures apart.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import platform
 import re
 import sys
@@ -78,6 +80,23 @@ def as_reference_copy(nb) -> None:
     title.source = "\n".join(REFERENCE_NOTE if line.startswith(NO_GPU_LINK) else line for line in lines)
 
 
+# In each code cell's metadata: a digest of the source that ran. The test compares it with the cell's
+# source, so that a reference cell edited after its run (to match a solution, say) is caught.
+SOURCE_DIGEST = "ran_source_sha256"
+
+
+def source_digest(source: str) -> str:
+    """The first 16 hex digits of the SHA-256 of a cell's source."""
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+def record_sources(nb) -> None:
+    """Put the digest of each code cell's source, as it ran, into the cell's metadata."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.metadata[SOURCE_DIGEST] = source_digest(cell.source)
+
+
 def run_notebook(solution: Path, out_dir: Path, run_info: dict[str, str]) -> tuple[Path, float, str | None]:
     """Execute `solution` in a fresh kernel in its own folder; write it to `out_dir` with its outputs.
 
@@ -101,6 +120,7 @@ def run_notebook(solution: Path, out_dir: Path, run_info: dict[str, str]) -> tup
     except CellExecutionError as failure:
         error = str(failure).strip().splitlines()[-1]
     seconds = time.perf_counter() - start
+    record_sources(nb)
     as_reference_copy(nb)
     nb.metadata["reference_run"] = dict(
         run_info, seconds=round(seconds, 1), source=f"solutions/{solution.name}"
