@@ -326,7 +326,7 @@ def plot(rows, ns, results, copy, title):
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5))
-    colours = plt.get_cmap("tab20").colors
+    colours = [plt.get_cmap("tab20")(i) for i in range(20)]  # its 20 colours
     eager = [row.name.removesuffix(GRAPHED) for row in rows]
     for row in rows:
         colour = colours[list(dict.fromkeys(eager)).index(row.name.removesuffix(GRAPHED)) % len(colours)]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -94,7 +95,7 @@ def _touches_values(func, args, kwargs) -> bool:
     return any(str(r.type).startswith("Tensor") for r in returns) or func._schema.is_mutable
 
 
-def _jit_classes() -> list[type]:
+def _jit_classes() -> list[Any]:
     """The classes whose `run` a launch calls: the compiler's JITFunction and the interpreter's."""
     import triton.runtime.jit as jit
 
@@ -106,6 +107,13 @@ def _jit_classes() -> list[type]:
     except ImportError:  # pragma: no cover - every supported triton has it
         pass
     return classes
+
+
+def kernel_name(kernel) -> str:
+    """A launched kernel's name: its own, or its Python function's (an autotuner's, say)."""
+    return str(
+        getattr(kernel, "__name__", None) or getattr(getattr(kernel, "fn", None), "__name__", "kernel")
+    )
 
 
 @contextlib.contextmanager
@@ -134,7 +142,7 @@ def counting():
 
     def wrap(original):
         def run(self, *args, **kwargs):
-            record.triton.append(getattr(self, "__name__", None) or getattr(self.fn, "__name__", "kernel"))
+            record.triton.append(kernel_name(self))
             mode.paused += 1
             try:
                 return original(self, *args, **kwargs)
@@ -179,7 +187,7 @@ def limited_programs(limit: int):
         def run(self, *args, **kwargs):
             programs = _programs(kwargs.get("grid"), kwargs)
             if programs is not None and programs > limit:
-                name = getattr(self, "__name__", None) or getattr(self.fn, "__name__", "kernel")
+                name = kernel_name(self)
                 raise TooManyPrograms(name, programs)
             return original(self, *args, **kwargs)
 
@@ -196,4 +204,12 @@ def launches_of(fn, *args) -> Launches:
     return record
 
 
-__all__ = ["Launches", "TooManyPrograms", "counting", "launches_of", "limited_programs", "wrapped_launches"]
+__all__ = [
+    "Launches",
+    "TooManyPrograms",
+    "counting",
+    "launches_of",
+    "limited_programs",
+    "wrapped_launches",
+    "kernel_name",
+]

@@ -26,7 +26,7 @@ import torch
 from torch.utils._python_dispatch import _disable_current_modes
 
 from utils.checker.data import padded, tiles
-from utils.launches import wrapped_launches
+from utils.launches import kernel_name, wrapped_launches
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,7 @@ def recording(known: list[torch.Tensor], into: list[Stage] | None = None) -> Ite
             with _disable_current_modes():
                 scratch = [a.detach().double().cpu().clone() for a in tensors if a.is_floating_point()]
                 counters = [a.detach().cpu().clone() for a in tensors if not a.is_floating_point()]
-            name = getattr(self, "__name__", None) or getattr(getattr(self, "fn", None), "__name__", "kernel")
-            stages.append(Stage(name, kwargs.get("grid"), scratch, counters))
+            stages.append(Stage(kernel_name(self), kwargs.get("grid"), scratch, counters))
             return result
 
         return run
