@@ -62,15 +62,16 @@ def test_an_unknown_triton_is_not_given_the_fast_path(monkeypatch):
 
 
 @pytest.mark.skipif(runs_on_gpu(), reason="the fallback: the interpreter or no GPU")
-def test_without_the_fast_path_it_launches_through_the_jit_and_says_so_once(capsys, monkeypatch):
-    monkeypatch.setattr(launch, "_said", set())
+def test_without_the_fast_path_it_launches_through_the_jit_and_says_so_once(capsys):
     run = Launcher(partial_sums_kernel)
     x = torch.randn(1000)
     assert torch.equal(_partials(run, x), _partials(partial_sums_kernel, x))
     _partials(run, x)
     said = capsys.readouterr().out
-    assert said.count("utils.launch:") == 1 and "kernel[grid]" in said
+    assert said.count("utils.launch:") == 1 and "partial_sums_kernel through kernel[grid]" in said
     assert not run.compiled  # nothing cached: every call went through kernel[grid]
+    _partials(Launcher(partial_sums_kernel), x)  # a new launcher (a cell run again) says it again
+    assert capsys.readouterr().out.count("utils.launch:") == 1
 
 
 @pytest.mark.skipif(not runs_on_gpu(), reason="the fast path needs a GPU")

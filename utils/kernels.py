@@ -41,6 +41,7 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "OP": ["max", "min", "sum", "prod"],
     "COUNT": ["min", "sum"],  # notebook 06: a tile's count by arithmetic, or by a tl.sum
     "PARTIALS_BLOCK": [1024],  # notebook 07: the one-launch kernels load every partial as one tile
+    "BLOCK": [1024],  # notebook 07: the copy kernel of the misaligned launch
 }
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this
 

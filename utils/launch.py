@@ -23,9 +23,9 @@ at most one more trip through the JIT.
 `CompiledKernel.run`'s argument list is internal to Triton (grid, stream, function, packed metadata,
 launch metadata, two launch hooks, then every argument of the kernel, constexprs included). It was read
 in the source of triton 3.3.1, 3.4.0, 3.5.1, 3.7.1, 3.8.0 and 3.9.0, and 3.6.0 runs it in the GPU tests
-(RUN_SIGNATURE_READ); on any other version, in the interpreter, or without
-a GPU, the launcher calls `kernel[grid](...)` every time and says so once. Triton's launch hooks (its
-profiler's) are not called on the fast path, and neither is the JIT's check that the globals a kernel
+(RUN_SIGNATURE_READ); on any other version, in the interpreter, or without a GPU, the launcher calls
+`kernel[grid](...)` every time and says so on its first call. Triton's launch hooks (its profiler's) are
+not called on the fast path, and neither is the JIT's check that the globals a kernel
 reads have not changed.
 
 Why not an existing library: torch.compile's static launcher (`torch._inductor`) launches kernels that
@@ -51,17 +51,15 @@ from triton.runtime.jit import KernelInterface
 # packed_metadata, launch_metadata, enter_hook, exit_hook, *every bound argument)` (see the docstring).
 RUN_SIGNATURE_READ = frozenset({(3, 3), (3, 4), (3, 5), (3, 6), (3, 7), (3, 8), (3, 9)})
 
-_said: set[str] = set()
 _module = sys.modules[__name__]
 # Above 0 while utils.launches watches every launch (it wraps the JIT's `run`, which the fast path skips):
 # then every call goes through kernel[grid], so that a count or a check sees it.
 watchers = 0
 
 
-def _say_once(reason: str) -> None:
-    if reason not in _said:
-        _said.add(reason)
-        print(f"utils.launch: {reason}; launching through kernel[grid](...) instead (correct, slower).")
+def _say(reason: str, kernel) -> None:
+    name = getattr(kernel, "__name__", None) or getattr(kernel.fn, "__name__", "the kernel")
+    print(f"utils.launch: {reason}; launching {name} through kernel[grid](...) instead (correct, slower).")
 
 
 def fast_path_unavailable() -> str | None:
@@ -168,6 +166,7 @@ class Launcher:
         # autotuner chose for the parameters its configs set)
         self.compiled: dict[tuple, tuple[Any, Callable, Any, Any, dict]] = {}
         self.unavailable = fast_path_unavailable()
+        self.said = False  # whether this launcher has said why it has no fast path
         driver = None if self.unavailable else triton.runtime.driver.active  # none without a GPU
         scope: dict[str, Any] = {
             "Tensor": torch.Tensor,
@@ -218,7 +217,9 @@ class Launcher:
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable[..., Any]:
         if self.unavailable:
-            _say_once(self.unavailable)
+            if not self.said:  # once per launcher: a notebook run twice prints the same
+                _say(self.unavailable, self.kernel)
+                self.said = True
             return self.kernel[grid]
         return functools.partial(self._launch, grid)
 
