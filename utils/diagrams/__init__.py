@@ -8,13 +8,14 @@ from trip to trip, `row_tile_diagram` a 2-D tile of several rows reduced along a
 returns its Figure already closed to pyplot: a cell ending with the
 call shows it once, and no figure stays open.
 
-The diagrams live in four modules: `style` (the shared look and drawing primitives), `tiles`, `rows`
-and `reductions`; the notebooks import them from here.
+The diagrams live in five modules: `style` (the shared look and drawing primitives), `tiles`, `rows`,
+`reductions` and `tickets`; the notebooks import them from here.
 """
 
-from utils.diagrams.reductions import combine_diagram, reduction_tree_diagram, ticket_order_diagram
+from utils.diagrams.reductions import combine_diagram, reduction_tree_diagram
 from utils.diagrams.rows import loop_diagram, row_tile_diagram
 from utils.diagrams.style import program_color
+from utils.diagrams.tickets import ticket_order_diagram
 from utils.diagrams.tiles import lane_columns, lane_diagram, tile_diagram
 
 __all__ = [
