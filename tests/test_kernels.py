@@ -31,7 +31,9 @@ def test_loading_writes_no_files(monkeypatch, tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def _notebook(tmp_path: Path, *sources: str) -> str:
+def _notebook(tmp_path: Path, monkeypatch, *sources: str) -> str:
+    """A solution notebook of `sources`, each a cell tagged export, in tmp_path/solutions, released (its
+    exported module written) as `python -m utils.release` does, into tmp_path/exported."""
     (tmp_path / "solutions").mkdir()
     cells = [v4.new_code_cell("# set-up")]
     for i, source in enumerate(sources):
@@ -39,13 +41,18 @@ def _notebook(tmp_path: Path, *sources: str) -> str:
         cell.id = f"cell-{i}"
         cells.append(cell)
     nbformat.write(v4.new_notebook(cells=cells), tmp_path / "solutions" / "99_probe.ipynb")
+    monkeypatch.setattr(kernels, "solution", lambda name: tmp_path / "solutions" / f"{name}.ipynb")
+    monkeypatch.setattr(kernels, "EXPORTED", tmp_path / "exported")
+    if sources:
+        kernels.EXPORTED.mkdir()
+        kernels.exported_path("99_probe").write_text(exported_source("99_probe"))
     return "99_probe"
 
 
 def test_a_name_no_exported_cell_defines_is_named(tmp_path, monkeypatch):
-    monkeypatch.setattr(kernels, "solution", lambda name: tmp_path / "solutions" / f"{name}.ipynb")
     name = _notebook(
         tmp_path,
+        monkeypatch,
         "def best(x, out):\n    return fast(x, out) if split_works else None\n\n"
         "def fast(x, out):\n    return x\n",
     )
@@ -54,17 +61,23 @@ def test_a_name_no_exported_cell_defines_is_named(tmp_path, monkeypatch):
 
 
 def test_an_exported_cell_that_runs_code_reading_another_cell_is_named(tmp_path, monkeypatch):
-    monkeypatch.setattr(kernels, "solution", lambda name: tmp_path / "solutions" / f"{name}.ipynb")
-    name = _notebook(tmp_path, "total = sum(values)\n")
+    name = _notebook(tmp_path, monkeypatch, "total = sum(values)\n")
     with pytest.raises(ExportError, match="values"):
         load(name)
 
 
 def test_a_notebook_without_exports_says_how_to_add_them(tmp_path, monkeypatch):
-    monkeypatch.setattr(kernels, "solution", lambda name: tmp_path / "solutions" / f"{name}.ipynb")
-    name = _notebook(tmp_path)
+    name = _notebook(tmp_path, monkeypatch)
     with pytest.raises(ExportError, match="tag the cells"):
+        exported_source(name)  # what the release tool runs
+    with pytest.raises(ExportError, match="run python -m utils.release"):
         load(name)
+
+
+def test_the_exported_modules_are_the_notebooks_export_cells():
+    for path in solution_paths():
+        if kernels.exported_path(path.stem).exists():
+            assert kernels.exported_path(path.stem).read_text() == exported_source(path.stem)
 
 
 def test_an_unknown_notebook_is_named():

@@ -93,7 +93,10 @@ def test_the_checker_imports_its_own_modules_at_the_top():
     assert not tucked, "imports inside functions:\n" + "\n".join(tucked)
 
 
-@pytest.mark.parametrize("path", sorted(UTILS.rglob("*.py")), ids=lambda p: str(p.relative_to(UTILS)))
+WRITTEN = sorted(p for p in UTILS.rglob("*.py") if "exported" not in p.parts)  # not the generated modules
+
+
+@pytest.mark.parametrize("path", WRITTEN, ids=lambda p: str(p.relative_to(UTILS)))
 def test_a_utils_module_is_short_enough_to_read(path: Path):
     lines = len(path.read_text().splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it by job"

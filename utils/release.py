@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 
 from utils import home
-from utils.notebooks import NOTEBOOK_GLOB, solution_paths
+from utils.notebooks import NOTEBOOK_GLOB, code_cells, is_exported, solution_paths
 from utils.stubs import BEGIN_MARKER, END_MARKER, ReleaseError, stub_cell_source
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -99,9 +99,26 @@ def learner_notebooks(
     return learners
 
 
+def exported_modules(root: Path = REPO_ROOT, solutions: list[Path] | None = None) -> dict[Path, str]:
+    """utils/exported/nbNN_topic.py for each solution notebook with cells tagged `export`: the module that
+    utils.kernels.load loads (utils.kernels.exported_source), and its text."""
+    from utils.kernels import exported_source
+
+    modules = {}
+    for solution in solution_paths(root) if solutions is None else solutions:
+        cells = code_cells(solution)
+        if any(is_exported(cell) for cell in cells):
+            modules[root / "utils" / "exported" / f"nb{solution.stem}.py"] = exported_source(
+                solution.stem, cells
+            )
+    return modules
+
+
 def expected_outputs(root: Path = REPO_ROOT, solutions: list[Path] | None = None) -> dict[Path, str]:
-    """Map each learner notebook path to the exact file text the tool writes there."""
-    return {path: notebook_text(nb) for path, nb in learner_notebooks(root, solutions).items()}
+    """Map each learner notebook path, and each exported module's, to the exact file text the tool
+    writes there."""
+    learners = {path: notebook_text(nb) for path, nb in learner_notebooks(root, solutions).items()}
+    return learners | exported_modules(root, solutions)
 
 
 def stale_notebooks(root: Path = REPO_ROOT, solutions: list[Path] | None = None) -> list[str]:
@@ -116,7 +133,8 @@ def stale_notebooks(root: Path = REPO_ROOT, solutions: list[Path] | None = None)
         if not path.exists():
             problems.append(f"{shown}: missing")
         elif path.read_text(encoding="utf-8") != text:
-            problems.append(f"{shown}: differs from what solutions/{path.name} produces")
+            source = path.name if path.suffix == ".ipynb" else path.stem.removeprefix("nb") + ".ipynb"
+            problems.append(f"{shown}: differs from what solutions/{source} produces")
     if solutions is None:
         for path in sorted((root / "notebooks").glob("*.ipynb")):
             if path not in expected:
@@ -177,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
                 path.write_text(text, encoding="utf-8")
                 print(f"wrote {_display(path, root)} (the course's address, from utils.setup)")
         learners = learner_notebooks(root, chosen)
+        modules = exported_modules(root, chosen)
     except ReleaseError as error:
         print(f"release: error: {error}", file=sys.stderr)
         return 2
@@ -188,6 +207,11 @@ def main(argv: list[str] | None = None) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, str(path), version=NBFORMAT_VERSION)
         print(f"wrote {_display(path, root)}")
+    for path, text in modules.items():
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {_display(path, root)}")
     if chosen is None:
         for path in sorted((root / "notebooks").glob("*.ipynb")):
             if path not in learners:
