@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
 
-from benchmarks.run import markdown, read_csv, read_floor, results_markdown  # noqa: E402
+from benchmarks.run import read_csv, read_floor, results_file, results_markdown  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 # (heading, the run's folder, what it times and how it was run)
@@ -51,10 +51,7 @@ must move; "vs torch" is the course's GB/s over torch's, and 0.99x or more count
 
 def run_markdown(csv_path: Path) -> str:
     """results_markdown of one committed run, from its CSVs."""
-    rows, ns, results, copy, title = read_csv(csv_path)
-    if "launched through" not in title:  # a run from before the benchmark had notebook 07's launcher
-        title += ", launched through kernel[grid](...)"
-    return results_markdown(rows, ns, results, copy, title, read_floor(csv_path))
+    return results_markdown(*read_csv(csv_path), read_floor(csv_path))
 
 
 def readme() -> str:
@@ -71,14 +68,8 @@ def readme() -> str:
 
 def results_md(folder: Path) -> str:
     """A run's results.md as `benchmarks/run.py --from-csv` writes it."""
-    rows, ns, results, copy, title = read_csv(folder / "results.csv")
-    from benchmarks.run import HEADERS, power, table
-
-    lines = table(rows, ns, results, copy)
-    return (
-        run_markdown(folder / "results.csv") + f"\n\nAll sizes:\n\n{markdown(HEADERS, lines)}\n"
-        "\nDevice copy GB/s by size: " + ", ".join(f"{power(n)}: {copy[n]:,.0f}" for n in ns) + "\n"
-    )
+    csv_path = folder / "results.csv"
+    return results_file(*read_csv(csv_path), read_floor(csv_path))
 
 
 def expected() -> dict[Path, str]:
