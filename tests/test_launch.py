@@ -93,6 +93,23 @@ def test_the_fast_path_skips_the_jit_and_gives_its_results(monkeypatch):
     torch.testing.assert_close(_partials(run, x[1:]), shifted)
 
 
+
+@pytest.mark.skipif(not runs_on_gpu(), reason="the fast path needs a GPU")
+def test_the_fast_path_passes_addresses_and_keeps_host_tensors_out():
+    run = Launcher(partial_sums_kernel)
+    x = torch.randn(4096, device="cuda")
+    _partials(run, x)
+    (entry,) = run.compiled.values()
+    compiled, call = entry[0], entry[1]
+    version = tuple(int(part) for part in triton.__version__.split(".")[:2])
+    # on the versions it was read for, the C function under run is called directly
+    assert (call is compiled.run.launch) == (version in launch.DIRECT_LAUNCH)
+    # a host tensor has another key, so it goes through the JIT, which refuses it, instead of reaching the
+    # C launcher as an address that no kernel may read
+    with pytest.raises(ValueError, match="cpu tensor"):
+        _partials(run, x.cpu())
+    assert len(run.compiled) == 1
+
 @triton.jit
 def scaled_copy_kernel(x_ptr, out_ptr, n, scale, BLOCK: tl.constexpr, TIMES: tl.constexpr = 2):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)

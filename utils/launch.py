@@ -6,7 +6,9 @@ looks the compiled kernel up, then calls its C launcher. The C launcher costs ab
 dispatch does; the Python around it is most of an eager launch's host time (notebook 07 measures the
 tiers). Here the first call of each specialisation goes through the JIT (which compiles, or finds its
 cached kernel, and launches), and keeps the `CompiledKernel` it returns; later calls with the same key
-call that kernel's `run` directly, on Triton's current stream.
+call that kernel's `run` directly (on 3.5 and 3.6 the C function under it), on Triton's current stream,
+with each tensor given as its address: the C launcher then skips a `data_ptr` lookup and a driver query
+per pointer, which the key's first launch already made.
 
 An autotuned kernel (`triton.autotune` of a jit kernel) is keyed on the values of its tuning key as well,
 and keeps the config the autotuner chose with the compiled kernel, so a lookup costs what a plain kernel's
@@ -14,8 +16,9 @@ does instead of the autotuner's own Python on every call. `with_launchers(module
 place of every kernel a module defines, so that its host functions launch through them unchanged.
 
 The key holds everything the JIT specialises on, so a cached kernel is never run on arguments it was not
-compiled for: each tensor's dtype and whether its address is a multiple of 16 bytes (a kernel compiled
-for aligned pointers issues 16-byte loads, which fault on `x[1:]`); each integer's `== 1`, `% 16 == 0`
+compiled for: each tensor's dtype, whether its address is a multiple of 16 bytes (a kernel compiled
+for aligned pointers issues 16-byte loads, which fault on `x[1:]`) and whether it is on the GPU (a host
+tensor's key goes through the JIT, which refuses it, never to a kernel as an address); each integer's `== 1`, `% 16 == 0`
 and whether it fits in 32 bits; the value of every constexpr and launch option; the current device. It is
 stricter than the JIT's where that is simpler (a `do_not_specialize` integer is still keyed), which costs
 at most one more trip through the JIT.
@@ -50,6 +53,12 @@ from triton.runtime.jit import KernelInterface
 # (major, minor) versions whose JITFunction.run calls `kernel.run(gx, gy, gz, stream, function,
 # packed_metadata, launch_metadata, enter_hook, exit_hook, *every bound argument)` (see the docstring).
 RUN_SIGNATURE_READ = frozenset({(3, 3), (3, 4), (3, 5), (3, 6), (3, 7), (3, 8), (3, 9)})
+# Versions whose `run` (a CudaLauncher) calls its C function as `launch(gx, gy, gz, stream, function,
+# cooperative, pdl, global_scratch, profile_scratch, packed_metadata, launch_metadata, enter_hook,
+# exit_hook, *arguments)`: read in 3.5.1's source, run by the GPU tests on 3.6.0. Calling it directly
+# skips run's own Python (about 1 us of 5 on an H200); 3.3 and 3.4 pass fewer scratch arguments and 3.7
+# on pass the arguments as one tuple, so they go through run.
+DIRECT_LAUNCH = frozenset({(3, 5), (3, 6)})
 
 _module = sys.modules[__name__]
 # Above 0 while utils.launches watches every launch (it wraps the JIT's `run`, which the fast path skips):
@@ -81,29 +90,42 @@ def _other_key(value: Any) -> Any:
     return ("value", value)  # anything else the JIT turns into a constant, and int subclasses: by value
 
 
-def _key_part(name: str, by_value: bool) -> str:
-    """The source of one parameter's part of the key: one hashable object, not a tuple where it can be
-    avoided, since the key is hashed on every call. A tensor (or anything with a data_ptr, as the JIT
-    reads pointers) is keyed on its dtype and whether its address is a multiple of 16 bytes; an int on
-    `== 1`, `% 16 == 0` and whether it fits in 32 bits (or is 2^63 or more); a constexpr (or an
-    autotuner's key) on its value."""
+def _key_lines(name: str, i: int, by_value: bool) -> list[str]:
+    """Lines of the generated code that set `k{i}`, one parameter's part of the key (one hashable object,
+    not a tuple where it can be avoided: the key is hashed on every call), and `a{i}`, what run() is given
+    for it. A tensor is keyed on its dtype, whether its address is a multiple of 16 bytes and whether it
+    is on the GPU, and run() is given its address, an int (the C launcher then neither looks up data_ptr
+    nor asks the driver whether the pointer is a device one: it was checked by the key's first launch, and
+    the key keeps host tensors apart); an int on `== 1`, `% 16 == 0` and whether it fits in 32 bits (or is
+    2^63 or more); anything with a data_ptr (a tensor subclass, a tensor-like) as a tensor, passed as it
+    is; a constexpr (or an autotuner's key) on its value."""
     if by_value:
-        return f"('value', {name})"
-    tensor = f"({name}.dtype if {name}.data_ptr() & 15 == 0 else ({name}.dtype, 'unaligned'))"
+        return [f"k{i} = ('value', {name})", f"a{i} = {name}"]
+    tensor = (
+        f"{name}.dtype if {{p}} & 15 == 0 and {name}.is_cuda else ({name}.dtype, "
+        f"'aligned' if {{p}} & 15 == 0 else 'unaligned', 'gpu' if {name}.is_cuda else 'host')"
+    )
     narrow = f"-2147483648 <= {name} <= 2147483647"
     integer = (
-        f"((1 if {name} == 1 else 16 if {name} & 15 == 0 else 0) if {narrow} "
-        f"else ('wide', {name} & 15 == 0, {name} >= 9223372036854775808))"
+        f"(1 if {name} == 1 else 16 if {name} & 15 == 0 else 0) if {narrow} "
+        f"else ('wide', {name} & 15 == 0, {name} >= 9223372036854775808)"
     )
-    pointer = f"hasattr({name}, 'data_ptr')"  # a tensor subclass, or a tensor-like
-    by_type = f"{integer} if type({name}) is int else {tensor} if {pointer} else other({name})"
-    return f"{tensor} if type({name}) is Tensor else {by_type}"  # tensors first: most arguments are
+    return [
+        f"if type({name}) is Tensor:",  # first: most arguments are tensors
+        f"    a{i} = {name}.data_ptr()",
+        f"    k{i} = {tensor.format(p=f'a{i}')}",
+        "else:",
+        f"    a{i} = {name}",
+        f"    k{i} = ({integer}) if type({name}) is int else "
+        f"({tensor.format(p=f'{name}.data_ptr()')}) if hasattr({name}, 'data_ptr') else other({name})",
+    ]
 
 
 def argument_key(value: Any, constexpr: bool) -> Any:
     """The part of the cache key for one argument, as the launcher computes it."""
     scope: dict[str, Any] = {"Tensor": torch.Tensor, "other": _other_key}
-    exec(f"def part(a):\n    return {_key_part('a', constexpr)}\n", scope)
+    body = "".join(f"    {line}\n" for line in _key_lines("value", 0, constexpr))
+    exec(f"def part(value):\n{body}    return k0\n", scope)
     return scope["part"](value)
 
 
@@ -112,23 +134,25 @@ def argument_key(value: Any, constexpr: bool) -> Any:
 # where a loop over the parameters would cost about as much as the launch saves.
 _SOURCE = """
 def key_of(device, {signature}, **options):
+{key_lines}
     return (device, tuple(options.items()), {parts})
 
 def launch(grid, {signature}, **options):
     if module.watchers:
         return kernel[grid]({leading}{passed}**options)
+{key_lines}
     device = get_device()
     key = (device, tuple(options.items()), {parts})
     entry = compiled.get(key)
     if entry is None:
         return first(grid, key, ({leading}), {{{named}}}, options)
-    ck, run, function, metadata, chosen = entry
+    ck, call, function, head, chosen = entry
     if callable(grid):
         grid = grid({{{every_named}}})
     size = len(grid)
-    run(
+    call(
         grid[0], grid[1] if size > 1 else 1, grid[2] if size > 2 else 1, get_stream(device), function,
-        metadata, None, None, None, {every},
+        *head, {every},
     )
     return ck
 """
@@ -179,16 +203,18 @@ class Launcher:
             "get_device": driver and getattr(torch._C, "_cuda_getDevice", driver.get_current_device),
             "get_stream": driver and driver.get_current_stream,  # about 0.1 us; torch's 7
         }
-        signature, parts, every = [], [], []
+        signature, key_lines, parts, every = [], [], [], []
         for i, p in enumerate(params):
             chosen = p.name in self.set_by_configs
             if chosen:
                 scope[f"default{i}"] = _Chosen
                 every.append(f"chosen[{p.name!r}]")
             else:
-                every.append(p.name)
+                every.append(f"a{i}")
+                parts.append(f"k{i}")
                 # keyed by value: constexprs (as Triton reads annotations) and what an autotuner tunes on
-                parts.append(_key_part(p.name, "constexpr" in str(p.annotation) or p.name in tuned_on))
+                by_value = "constexpr" in str(p.annotation) or p.name in tuned_on
+                key_lines += [f"    {line}" for line in _key_lines(p.name, i, by_value)]
                 if p.default is not inspect.Parameter.empty:
                     scope[f"default{i}"] = p.default
                 elif any(name.startswith("default") for name in scope):  # a default came before it
@@ -199,12 +225,16 @@ class Launcher:
         )
         source = _SOURCE.format(
             signature=", ".join(signature),
+            key_lines="\n".join(key_lines),
             parts=", ".join(parts),
             passed="".join(f"{n}={n}, " for n in self.names[first_chosen:] if n not in self.set_by_configs),
             # an autotuner's prune functions see only the positional arguments: all before its first config's
             leading="".join(f"{n}, " for n in self.names[:first_chosen]),
             named=", ".join(f"{n!r}: {n}" for n in self.names[first_chosen:] if n not in self.set_by_configs),
-            every_named=", ".join(f"{n!r}: {e}" for n, e in zip(self.names, every)),
+            # a grid function is given the arguments as the JIT gives them (tensors, not addresses)
+            every_named=", ".join(
+                f"{n!r}: {n if e.startswith('a') else e}" for n, e in zip(self.names, every)
+            ),
             every=", ".join(every),
         )
         exec(source, scope)
@@ -239,8 +269,27 @@ class Launcher:
         config = getattr(self.kernel, "best_config", None)
         if config is None or config.pre_hook is None:
             chosen = config.all_kwargs() if config is not None else {}
-            self.compiled[key] = (compiled, compiled.run, compiled.function, compiled.packed_metadata, chosen)
+            self.compiled[key] = (compiled, *_caller(compiled), chosen)
         return compiled
+
+
+def _caller(compiled) -> tuple[Callable, Any, tuple]:
+    """(what to call, the kernel's function handle, the arguments that go between the stream and the
+    kernel's own) for a compiled kernel: its `run`, or on the versions in DIRECT_LAUNCH the C function
+    that `run` calls, when the kernel needs no scratch memory that `run` would allocate first."""
+    run = compiled.run
+    metadata = compiled.packed_metadata
+    version = tuple(int(part) for part in triton.__version__.split(".")[:2])
+    direct = getattr(run, "launch", None)
+    if (
+        version in DIRECT_LAUNCH
+        and direct is not None
+        and getattr(run, "global_scratch_size", 1) == 0
+        and getattr(run, "profile_scratch_size", 1) == 0
+    ):
+        head = (run.launch_cooperative_grid, run.launch_pdl, None, None, metadata, None, None, None)
+        return direct, compiled.function, head
+    return run, compiled.function, (metadata, None, None, None)
 
 
 def with_launchers(module) -> list[str]:
