@@ -118,6 +118,11 @@ def norm_rows_of(columns, with_bias, dtype=torch.float32):
 NORM_EPS = 1e-5  # notebook 09's eps, inside the square root
 
 
+def torch_mean_var(inputs, out):
+    """[mean, variance] as a torch user computes them: one var_mean kernel, and the stack into one tensor."""
+    return torch.stack(torch.var_mean(inputs[0], correction=0)[::-1])
+
+
 def torch_rms_norm(inputs, out):
     x, weight = inputs
     return torch.nn.functional.rms_norm(x, x.shape[-1:], weight, eps=NORM_EPS)
@@ -146,7 +151,8 @@ ROWS = [
     Row("sum, one launch", "sum_one_launch", lambda i, out: i[0].sum()),
     Row("max, two-stage", "max_two_stage", lambda i, out: i[0].amax(), step_of="max, one launch"),
     Row("max, one launch", "max_one_launch", lambda i, out: i[0].amax()),
-    Row("min, two-stage", "min_two_stage", lambda i, out: i[0].amin()),
+    Row("min, two-stage", "min_two_stage", lambda i, out: i[0].amin(), step_of="min, one launch"),
+    Row("min, one launch", "min_one_launch", lambda i, out: i[0].amin()),
     Row(
         "L2 norm",
         "l2_norm_fast",
@@ -154,13 +160,26 @@ ROWS = [
         step_of="L2 norm, one launch",
     ),
     Row("L2 norm, one launch", "l2_norm_one_launch", lambda i, out: torch.linalg.vector_norm(i[0])),
-    Row("L1 norm", "l1_norm_fast", lambda i, out: torch.linalg.vector_norm(i[0], 1)),
+    Row(
+        "L1 norm",
+        "l1_norm_fast",
+        lambda i, out: torch.linalg.vector_norm(i[0], 1),
+        step_of="L1 norm, one launch",
+    ),
+    Row("L1 norm, one launch", "l1_norm_one_launch", lambda i, out: torch.linalg.vector_norm(i[0], 1)),
     Row("count non-zeros", "count_nonzero_fast", lambda i, out: torch.count_nonzero(i[0])),
     Row("logsumexp", "logsumexp_online", lambda i, out: torch.logsumexp(i[0], 0)),
     Row(
         "mean and variance",
         "mean_var",
-        lambda i, out: torch.stack(torch.var_mean(i[0], correction=0)[::-1]),
+        torch_mean_var,
+        make=lambda n, d: vector(n, d, out_size=2),
+        step_of="mean and variance, one launch",
+    ),
+    Row(
+        "mean and variance, one launch",
+        "mean_var_one_launch",
+        torch_mean_var,
         make=lambda n, d: vector(n, d, out_size=2),
     ),
     Row(

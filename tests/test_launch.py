@@ -93,7 +93,6 @@ def test_the_fast_path_skips_the_jit_and_gives_its_results(monkeypatch):
     torch.testing.assert_close(_partials(run, x[1:]), shifted)
 
 
-
 @pytest.mark.skipif(not runs_on_gpu(), reason="the fast path needs a GPU")
 def test_the_fast_path_passes_addresses_and_keeps_host_tensors_out():
     run = Launcher(partial_sums_kernel)
@@ -109,6 +108,7 @@ def test_the_fast_path_passes_addresses_and_keeps_host_tensors_out():
     with pytest.raises(ValueError, match="cpu tensor"):
         _partials(run, x.cpu())
     assert len(run.compiled) == 1
+
 
 @triton.jit
 def scaled_copy_kernel(x_ptr, out_ptr, n, scale, BLOCK: tl.constexpr, TIMES: tl.constexpr = 2):

@@ -18,10 +18,10 @@ place of every kernel a module defines, so that its host functions launch throug
 The key holds everything the JIT specialises on, so a cached kernel is never run on arguments it was not
 compiled for: each tensor's dtype, whether its address is a multiple of 16 bytes (a kernel compiled
 for aligned pointers issues 16-byte loads, which fault on `x[1:]`) and whether it is on the GPU (a host
-tensor's key goes through the JIT, which refuses it, never to a kernel as an address); each integer's `== 1`, `% 16 == 0`
-and whether it fits in 32 bits; the value of every constexpr and launch option; the current device. It is
-stricter than the JIT's where that is simpler (a `do_not_specialize` integer is still keyed), which costs
-at most one more trip through the JIT.
+tensor's key goes through the JIT, which refuses it, never to a kernel as an address); each integer's
+`== 1`, `% 16 == 0` and whether it fits in 32 bits; the value of every constexpr and launch option; the
+current device. It is stricter than the JIT's where that is simpler (a `do_not_specialize` integer is
+still keyed), which costs at most one more trip through the JIT.
 
 `CompiledKernel.run`'s argument list is internal to Triton (grid, stream, function, packed metadata,
 launch metadata, two launch hooks, then every argument of the kernel, constexprs included). It was read

@@ -13,6 +13,8 @@ DEVICE = course.device
 
 
 # --- cell 'imports'
+import functools
+
 import torch
 import triton
 import triton.language as tl
@@ -115,7 +117,8 @@ def row_sum_rows(
     BLOCK_ROWS = BLOCK_ROWS or 4
     BLOCK_SIZE = BLOCK_SIZE or 256
     n_rows, n_cols = x.shape
-    row_block_sum_kernel[(triton.cdiv(n_rows, BLOCK_ROWS),)](
+    # integer arithmetic, not triton.cdiv: called from the host, that costs about 2 µs (notebook 07)
+    row_block_sum_kernel[((n_rows + BLOCK_ROWS - 1) // BLOCK_ROWS,)](
         x,
         out,
         n_rows,
@@ -133,6 +136,14 @@ def row_sum_rows(
 SMS = torch.cuda.get_device_properties(DEVICE).multi_processor_count if course.on_gpu else 1
 
 
+@functools.cache
+def rows_block(n_cols):
+    """BLOCK_SIZE for rows of n_cols summed several to a program, worked out once per width: from the
+    host, triton.next_power_of_2 costs about 2 µs a call on triton 3.5 and later (notebook 07 measures
+    it), as much as a small sum's launch."""
+    return min(512, max(16, triton.next_power_of_2(n_cols)))
+
+
 def row_sum_best(x: torch.Tensor, out: torch.Tensor, rows_ok: bool = True, split_ok: bool = True) -> str:
     """Sum the rows of x into out with the kernel that suits its shape; returns which one ran.
 
@@ -140,7 +151,7 @@ def row_sum_best(x: torch.Tensor, out: torch.Tensor, rows_ok: bool = True, split
     did not (or is still a stub) is skipped."""
     n_rows, n_cols = x.shape
     if n_cols <= 2048 and rows_ok:
-        block_rows, block = 4, min(512, max(16, triton.next_power_of_2(n_cols)))
+        block_rows, block = 4, rows_block(n_cols)
         row_sum_rows(x, out, BLOCK_ROWS=block_rows, BLOCK_SIZE=block, num_warps=4)
         return f"{block_rows} rows per program"
     # Splitting costs a zero_() launch and atomics, so only rows of 8 tiles (of 2048) or more split; a few

@@ -242,3 +242,121 @@ def l2_norm_one_launch(x: torch.Tensor, out: torch.Tensor) -> None:
         num_warps=8,
     )
     ### END SOLUTION
+
+
+# --- cell 'family-one-launch'
+@triton.jit
+def reduce_one_launch_kernel(
+    x_ptr,
+    out_ptr,
+    partials_ptr,
+    ticket_ptr,
+    n,
+    BLOCK_SIZE: tl.constexpr,
+    PARTIALS_BLOCK: tl.constexpr,
+    OP: tl.constexpr,  # "min" or "abs_sum"
+):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    if OP == "min":
+        identity = float("inf")  # loses every min, so masked lanes and empty programs change nothing
+    else:
+        identity = 0.0
+    acc = tl.full((BLOCK_SIZE,), identity, tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_ptr + offsets, mask=offsets < n, other=identity)
+        if OP == "min":
+            acc = tl.minimum(acc, x)
+        else:
+            acc += tl.abs(x)
+    if OP == "min":
+        partial = tl.min(acc, axis=0)
+    else:
+        partial = tl.sum(acc, axis=0)
+    if programs == 1:
+        tl.store(out_ptr, partial)
+    else:
+        tl.store(partials_ptr + pid, partial)
+        ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")  # as in max_one_launch_kernel
+        if ticket == programs - 1:
+            offsets = tl.arange(0, PARTIALS_BLOCK)
+            partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=identity)
+            if OP == "min":
+                tl.store(out_ptr, tl.min(partials, axis=0))
+            else:
+                tl.store(out_ptr, tl.sum(partials, axis=0))
+            tl.store(ticket_ptr, 0)
+
+
+@triton.jit
+def mean_var_one_launch_kernel(
+    x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, PARTIALS_BLOCK: tl.constexpr
+):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    count = 0.0
+    mean = 0.0
+    m2 = 0.0
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):  # 06's program_moments_kernel
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n
+        x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
+        c = tl.minimum(n - start, BLOCK_SIZE).to(tl.float32)
+        mu = tl.sum(x, axis=0) / c
+        deviation = tl.where(mask, x - mu, 0.0)
+        total = count + c
+        delta = mu - mean
+        mean += delta * (c / total)
+        m2 += tl.sum(deviation * deviation, axis=0) + delta * delta * (count * c / total)
+        count = total
+    if programs == 1:
+        tl.store(out_ptr, mean)
+        tl.store(out_ptr + 1, m2 / count)
+    else:
+        tl.store(partials_ptr + 3 * pid, count)  # a program's three moments side by side
+        tl.store(partials_ptr + 3 * pid + 1, mean)
+        tl.store(partials_ptr + 3 * pid + 2, m2)
+        ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+        if ticket == programs - 1:  # 06's combine_moments_kernel, on at most PARTIALS_BLOCK programs
+            offsets = tl.arange(0, PARTIALS_BLOCK)
+            mask = offsets < programs  # masked lanes load count 0, so they add nothing below
+            counts = tl.load(partials_ptr + 3 * offsets, mask=mask, other=0.0)
+            means = tl.load(partials_ptr + 3 * offsets + 1, mask=mask, other=0.0)
+            m2s = tl.load(partials_ptr + 3 * offsets + 2, mask=mask, other=0.0)
+            total_count = tl.sum(counts, axis=0)
+            merged_mean = tl.sum(counts * means, axis=0) / total_count
+            apart = means - merged_mean
+            tl.store(out_ptr, merged_mean)
+            tl.store(out_ptr + 1, tl.sum(m2s + counts * apart * apart, axis=0) / total_count)
+            tl.store(ticket_ptr, 0)
+
+
+reduce_one_launch_launcher = Launcher(reduce_one_launch_kernel)
+mean_var_one_launch_launcher = Launcher(mean_var_one_launch_kernel)
+
+
+def reduce_one_launch(x, out, op):
+    n = x.numel()
+    programs, partials_block = one_launch_grid(n)
+    partials, ticket = workspace(x.device)
+    reduce_one_launch_launcher[(programs,)](
+        x, out, partials, ticket, n, BLOCK_SIZE=4096, PARTIALS_BLOCK=partials_block, OP=op, num_warps=8
+    )
+
+
+def min_one_launch(x, out):
+    reduce_one_launch(x, out, "min")
+
+
+def l1_norm_one_launch(x, out):
+    reduce_one_launch(x, out, "abs_sum")
+
+
+def mean_var_one_launch(x, out):
+    n = x.numel()
+    programs, partials_block = one_launch_grid(n)
+    partials, ticket = workspace(x.device, 3 * PROGRAMS)  # its own ticket: another size, another key
+    mean_var_one_launch_launcher[(programs,)](
+        x, out, partials, ticket, n, BLOCK_SIZE=4096, PARTIALS_BLOCK=partials_block, num_warps=8
+    )
