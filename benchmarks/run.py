@@ -480,6 +480,7 @@ def report(rows, ns, results, copy, title, out: Path, floor: dict[str, float] | 
     """Print the table (all sizes, then the largest), and write results.md, results.csv and results.png."""
     from utils.bench import print_table
 
+    rows = without_absent_finals(rows)
     lines = table(rows, ns, results, copy)
     largest = power(ns[-1])
     summary = [line for line in lines if line[1] == largest]
@@ -541,6 +542,14 @@ def read_floor(path: Path) -> dict[str, float] | None:
         return {r["tier"]: float(r["us_per_call"]) for r in csv.DictReader(f)}
 
 
+def without_absent_finals(rows: list[Row]) -> list[Row]:
+    """The rows, each step whose final form is not among them made a goal row itself: a run that timed a
+    step without its final form (an earlier run, or an --only that left it out) holds the step to the
+    goals, instead of pointing to a row with no figures."""
+    names = {row.name for row in rows}
+    return [replace(row, step_of=None) if row.step_of and row.step_of not in names else row for row in rows]
+
+
 def read_csv(path: Path) -> tuple[list[Row], list[int], dict, dict[int, float], str]:
     """(rows, sizes, results, copy, title) from a results.csv that `report` wrote."""
     with open(path, newline="") as f:
@@ -549,7 +558,7 @@ def read_csv(path: Path) -> tuple[list[Row], list[int], dict, dict[int, float], 
     unknown = {r["reduction"] for r in records} - set(by_name)
     if unknown:
         raise SystemExit(f"{path}: rows this version of the benchmark does not know: {sorted(unknown)}")
-    rows = [by_name[name] for name in dict.fromkeys(r["reduction"] for r in records)]
+    rows = without_absent_finals([by_name[name] for name in dict.fromkeys(r["reduction"] for r in records)])
     ns = sorted({int(r["elements"]) for r in records})
     results = {
         (r["reduction"], int(r["elements"])): (float(r["course_gbps"]), float(r["torch_gbps"]))

@@ -89,6 +89,16 @@ def test_a_step_names_its_final_form_and_the_goal_verdict_leaves_it_out():
     assert verdict == "- eager: all 1 reduction rows at or above torch at every size"
 
 
+def test_a_step_timed_without_its_final_form_is_held_to_the_goals_itself():
+    step = next(r for r in bench.ROWS if r.name == "min, two-stage")
+    final = next(r for r in bench.ROWS if r.name == step.step_of)
+    (alone,) = bench.without_absent_finals([step])  # a run from before the final form, or an --only
+    assert alone.step_of is None
+    results = {(step.name, 2**12): (1.0, 2.0)}
+    assert "1 of 1 reduction rows below torch" in bench.goal_verdict([alone], [2**12], results)
+    assert bench.without_absent_finals([step, final])[0].step_of == final.name
+
+
 def test_every_step_points_at_a_row_of_the_benchmark():
     names = {row.name for row in bench.ROWS}
     assert all(row.step_of in names for row in bench.ROWS if row.step_of)
@@ -118,12 +128,15 @@ def test_markdown_table_has_a_header_and_a_line_per_row():
 
 def test_an_earlier_run_is_rebuilt_from_its_csv(tmp_path, capsys):
     first = tmp_path / "first"
-    rows, ns = bench.ROWS[2:4], [2**12, bench.BANDWIDTH_BOUND_ELEMENTS]
+    rows, ns = bench.ROWS[2:5], [2**12, bench.BANDWIDTH_BOUND_ELEMENTS]  # two steps and their final form
+    assert rows[0].step_of == rows[1].step_of == rows[2].name
     results = {
         (rows[0].name, ns[0]): (1.0, 2.0),
         (rows[0].name, ns[1]): (4000.0, 3900.0),
         (rows[1].name, ns[0]): (3.0, 2.0),
         (rows[1].name, ns[1]): (3000.0, 3900.0),
+        (rows[2].name, ns[0]): (2.0, 2.0),
+        (rows[2].name, ns[1]): (4000.0, 3900.0),
     }
     bench.report(rows, ns, results, {ns[0]: 4.0, ns[1]: 4100.0}, "GPU X, 2026-12-01", first)
     assert bench.main(["--from-csv", str(first / "results.csv"), "--out", str(tmp_path / "again")]) == 0

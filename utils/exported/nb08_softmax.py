@@ -13,7 +13,6 @@ DEVICE = course.device
 
 
 # --- cell 'imports'
-import functools
 import math
 import time
 import warnings
@@ -25,11 +24,10 @@ import triton.language as tl
 
 from utils.bench import (
     NO_GPU_NOTE,
-    compare,
     compiled_for_one_shape,
+    fastest_us,
     gbps,
     print_table,
-    repeated_us,
     us_per_call,
     versions,
 )
@@ -284,42 +282,21 @@ if course.on_gpu:
     softmax_online_tuned = triton.autotune(ONLINE_CONFIGS, key=["n_cols"])(softmax_online_kernel)
 
 
-@functools.cache
-def block_for(n_cols):
-    """triton.next_power_of_2(n_cols), worked out once per width: from the host it costs about 2 µs a call
-    on triton 3.5 and later (notebook 07 measures it)."""
-    return triton.next_power_of_2(n_cols)
-
-
-# (n_rows, n_cols) -> (grid, the chosen config's arguments, what ran): the autotuner's choice for a shape,
-# kept, so that a later call launches it without the autotuner's Python (the next cell times both)
-TUNED_ROWS = {}
-
-
 def softmax_best(x: torch.Tensor, out: torch.Tensor, rows_ok: bool = True, online_ok: bool = True) -> str:
     """Softmax of each row with the form that suits its width; returns which one ran.
 
     rows_ok, online_ok: whether exercise 1's and exercise 2's kernels passed their checks."""
     n_rows, n_cols = x.shape
     strides = (x.stride(0), x.stride(1), out.stride(0), out.stride(1))
-    block = block_for(n_cols)
+    block = triton.next_power_of_2(n_cols)
     if block <= 16384 and rows_ok:
         if not course.on_gpu:
             softmax_rows(x, out)
             return "several rows per program (your choice)"
-        tuned = TUNED_ROWS.get((n_rows, n_cols))
-        if tuned is None:  # a shape's first call: the autotuner times the configs, launches the best
-            grid = lambda meta: (triton.cdiv(n_rows, meta["BLOCK_ROWS"]),)  # noqa: E731
-            softmax_rows_tuned[grid](x, out, n_rows, n_cols, *strides, BLOCK_SIZE=block)
-            chosen = softmax_rows_tuned.best_config
-            rows = chosen.kwargs["BLOCK_ROWS"]
-            ran = f"tuned: {rows} row(s) per program, {chosen.num_warps} warps"
-            TUNED_ROWS[n_rows, n_cols] = ((triton.cdiv(n_rows, rows),), chosen.all_kwargs(), ran)
-            return ran
-        # later calls: the kept choice, launched as a plain kernel with a grid of numbers
-        grid, config, ran = tuned
-        softmax_rows_kernel[grid](x, out, n_rows, n_cols, *strides, BLOCK_SIZE=block, **config)
-        return ran
+        grid = lambda meta: (triton.cdiv(n_rows, meta["BLOCK_ROWS"]),)  # noqa: E731
+        softmax_rows_tuned[grid](x, out, n_rows, n_cols, *strides, BLOCK_SIZE=block)
+        chosen = softmax_rows_tuned.best_config
+        return f"tuned: {chosen.kwargs['BLOCK_ROWS']} row(s) per program, {chosen.num_warps} warps"
     if block <= 32768:  # one row in registers: the spill table's 2^15 row has no spills
         softmax_row(x, out)
         return "one row per program"
