@@ -71,11 +71,17 @@ def _say(reason: str, kernel) -> None:
     print(f"utils.launch: {reason}; launching {name} through kernel[grid](...) instead (correct, slower).")
 
 
+def triton_version() -> tuple[int, int]:
+    """(major, minor) of the Triton imported now: read on each call, so that a test can stand in another."""
+    major, minor = triton.__version__.split(".")[:2]
+    return int(major), int(minor)
+
+
 def fast_path_unavailable() -> str | None:
     """Why the launcher cannot call CompiledKernel.run here (None: it can)."""
     if os.environ.get("TRITON_INTERPRET") == "1":
         return "the interpreter runs kernels in Python, with no compiled kernel to call"
-    version = tuple(int(part) for part in triton.__version__.split(".")[:2])
+    version = triton_version()
     if version not in RUN_SIGNATURE_READ:
         return f"triton {triton.__version__}'s launcher arguments were not read for this course"
     if not torch.cuda.is_available():
@@ -279,7 +285,7 @@ def _caller(compiled) -> tuple[Callable, Any, tuple]:
     that `run` calls, when the kernel needs no scratch memory that `run` would allocate first."""
     run = compiled.run
     metadata = compiled.packed_metadata
-    version = tuple(int(part) for part in triton.__version__.split(".")[:2])
+    version = triton_version()
     direct = getattr(run, "launch", None)
     if (
         version in DIRECT_LAUNCH
