@@ -220,3 +220,39 @@ def test_a_parameter_a_config_sets_may_come_before_one_the_caller_passes():
     x, partials = torch.ones(64), torch.empty(1)
     assert run.key(0, (x, partials, 64), {"SCALE": 2}) != run.key(0, (x, partials, 64), {"SCALE": 3})
     assert run.set_by_configs == {"BLOCK"}
+
+
+def test_caller_of_launches_through_the_jit_without_a_compiled_kernel():
+    """In the interpreter (or on a Triton it does not know) there is no compiled kernel to call: the
+    caller launches with kernel[grid], with the launch options it was given."""
+    if runs_on_gpu():
+        pytest.skip("the fallback: the interpreter or no GPU")
+    x = torch.randn(1000)
+    partials = torch.empty(triton.cdiv(1000, 128))
+    call = launch.caller_of(None, partial_sums_kernel, num_warps=4)
+    call((len(partials),), x, partials, 1000, 128)  # constexprs by position, as run() takes them
+    assert torch.equal(partials, _partials(partial_sums_kernel, x))
+
+
+@pytest.mark.skipif(not runs_on_gpu(), reason="the fast path needs a GPU")
+def test_caller_of_calls_the_compiled_kernel_and_is_counted_while_watched(monkeypatch):
+    from utils.launches import launches_of
+
+    x = torch.randn(100_000, device="cuda")
+    partials = torch.empty(triton.cdiv(x.numel(), 128), device="cuda")
+    grid = (len(partials),)
+    call = launch.caller_of(partial_sums_kernel[grid](x, partials, x.numel(), BLOCK=128), partial_sums_kernel)
+    expected = _partials(partial_sums_kernel, x)
+    partials.zero_()
+    jit_calls = []
+    original = partial_sums_kernel.run
+    monkeypatch.setattr(partial_sums_kernel, "run", lambda *a, **k: jit_calls.append(1) or original(*a, **k))
+    call(grid, x, partials, x.numel(), 128)  # every argument, the constexpr too, by position
+    torch.cuda.synchronize()
+    assert torch.equal(partials, expected) and not jit_calls  # the compiled kernel, not the JIT
+    # while utils.launches watches, a caller goes through kernel[grid], so that a count sees it (not
+    # partial_sums_kernel here: its `run` is patched above, and the count wraps the JIT's)
+    out = torch.empty_like(x)
+    copy = launch.caller_of(scaled_copy_kernel[(98,)](x, out, x.numel(), 2.0, BLOCK=1024), scaled_copy_kernel)
+    assert launches_of(lambda: copy((98,), x, out, x.numel(), 2.0, 1024, 2)).triton == ["scaled_copy_kernel"]
+    torch.testing.assert_close(out, 4 * x)  # TIMES = 2 by default, passed by position as run() takes it

@@ -298,6 +298,41 @@ def _caller(compiled) -> tuple[Callable, Any, tuple]:
     return run, compiled.function, (metadata, None, None, None)
 
 
+def caller_of(compiled, kernel, **options) -> Callable[..., None]:
+    """`call(grid, *args)`: launch `compiled`, what `kernel[grid](...)` returned, as Launcher's fast path
+    does, with `args` every argument of the kernel in order, constexprs included, and `options` the launch
+    options (num_warps=...) it was compiled with. Which arguments the compiled kernel fits is the caller's
+    to decide (notebook 07's exercise 3 keys a dict of callers); a host tensor must not reach it. Where
+    Launcher has no fast path (see fast_path_unavailable, or `compiled` is None, as in the interpreter),
+    and while utils.launches watches launches, it calls `kernel[grid](*args, **options)` instead."""
+
+    def through_jit(grid, *args):
+        kernel[grid](*args, **options)
+
+    if fast_path_unavailable() or compiled is None:
+        return through_jit
+    call, function, head = _caller(compiled)
+    driver = triton.runtime.driver.active
+    get_device = getattr(torch._C, "_cuda_getDevice", driver.get_current_device)
+    get_stream, tensor = driver.get_current_stream, torch.Tensor
+
+    def launch(grid, *args):
+        if watchers:
+            return through_jit(grid, *args)
+        size = len(grid)
+        call(
+            grid[0],
+            grid[1] if size > 1 else 1,
+            grid[2] if size > 2 else 1,
+            get_stream(get_device()),
+            function,
+            *head,
+            *[a.data_ptr() if type(a) is tensor else a for a in args],
+        )
+
+    return launch
+
+
 def with_launchers(module) -> list[str]:
     """Replace each kernel in `module` (a @triton.jit function or a triton.autotune of one) by a Launcher
     of it, so that the module's host functions, which look their kernels up by name when called, launch
