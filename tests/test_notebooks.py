@@ -8,6 +8,7 @@ import nbformat
 import pytest
 
 from utils.checker.families import EXERCISES
+from utils.checker.keys import KEY_EXERCISES
 from utils.notebooks import learner_paths, solution_paths
 from utils.setup import SETUP_CELL
 
@@ -65,7 +66,8 @@ def test_checked_exercises_are_registered(path):
     source = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
     used = re.findall(r"""\bcheck\(\s*["'](\w+)["']""", source)
     assert used, f"{_id(path)} never calls check()"
-    assert set(used) <= set(EXERCISES), f"unknown exercise ids in {_id(path)}: {set(used) - set(EXERCISES)}"
+    known = set(EXERCISES) | set(KEY_EXERCISES)
+    assert set(used) <= known, f"unknown exercise ids in {_id(path)}: {set(used) - known}"
 
 
 def _module_scope_names(tree: ast.AST) -> tuple[set[str], list[tuple[str, int]]]:

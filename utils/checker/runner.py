@@ -32,7 +32,7 @@ import warnings
 
 import torch
 
-from utils.checker import probes, second_looks
+from utils.checker import keys, probes, second_looks
 from utils.checker.access import find_out_of_bounds
 from utils.checker.bounds import guarded
 from utils.checker.diagnose import diagnose
@@ -56,10 +56,14 @@ def check(exercise_id: str, fn) -> bool:
     Returns True when every case passed and False when the exercise is not attempted yet, so a later
     cell can use the learner's function only once it works.
     """
-    if exercise_id not in EXERCISES:
-        raise ValueError(f"unknown exercise {exercise_id!r}; the exercises are: {', '.join(EXERCISES)}")
+    if exercise_id not in EXERCISES and exercise_id not in keys.KEY_EXERCISES:
+        known = ", ".join([*EXERCISES, *keys.KEY_EXERCISES])
+        raise ValueError(f"unknown exercise {exercise_id!r}; the exercises are: {known}")
     if not callable(fn):
         raise TypeError(f"check({exercise_id!r}, fn): fn must be your host function, got {type(fn).__name__}")
+    if exercise_id in keys.KEY_EXERCISES:  # a cache key, judged by the keys it gives (utils.checker.keys)
+        __tracebackhide__ = True
+        return keys.check(exercise_id, fn, "cuda" if runs_on_gpu() else "cpu")
     exercise = EXERCISES[exercise_id]
     if hasattr(fn, "arg_names") and hasattr(fn, "run"):  # a @triton.jit kernel
         raise TypeError(
