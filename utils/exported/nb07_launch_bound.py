@@ -37,7 +37,7 @@ from utils.check import check
 from utils.compiled import compile_kernel, lines
 from utils.diagrams import ticket_order_diagram
 from utils.kernels import load
-from utils.launch import Launcher, argument_key
+from utils.launch import Launcher, argument_key, caller_of
 from utils.launches import launches_of
 
 
@@ -242,6 +242,44 @@ def l2_norm_one_launch(x: torch.Tensor, out: torch.Tensor) -> None:
         num_warps=8,
     )
     ### END SOLUTION
+
+
+# --- cell 'exercise-key'
+def sum_eager_key(x, out, n, partials_block):
+    """The key under which sum_eager keeps a compiled sum_one_launch_kernel: equal for two calls exactly
+    when the JIT compiles one kernel for both."""
+    ### BEGIN SOLUTION
+    return (
+        x.dtype,
+        x.data_ptr() % 16 == 0,  # bytes, not elements: x[4:] of float32 is aligned, x[4:] of float16 not
+        out.dtype,
+        out.data_ptr() % 16 == 0,
+        n == 1,
+        n % 16 == 0,
+        partials_block,  # a constexpr: compiled in
+    )
+    ### END SOLUTION
+
+
+SUM_EAGER_CALLERS = {}  # sum_eager_key(...) -> a caller of the kernel compiled for such calls
+
+
+def sum_eager(x: torch.Tensor, out: torch.Tensor) -> None:
+    """sum_one_launch through a cache keyed by sum_eager_key."""
+    n = x.numel()
+    programs, partials_block = one_launch_grid(n)
+    partials, ticket = workspace(x.device)
+    arguments = (x, out, partials, ticket, n, 4096, partials_block)  # every argument, constexprs too
+    key = sum_eager_key(x, out, n, partials_block)
+    caller = SUM_EAGER_CALLERS.get(key)
+    # a host tensor (which the JIT refuses with a clear error) and an n past 32 bits go through the JIT
+    cacheable = x.is_cuda and out.is_cuda and n < 2**31
+    if caller is not None and cacheable:
+        caller((programs,), *arguments)
+        return
+    compiled = sum_one_launch_kernel[(programs,)](*arguments, num_warps=8)
+    if cacheable:
+        SUM_EAGER_CALLERS[key] = caller_of(compiled, sum_one_launch_kernel, num_warps=8)
 
 
 # --- cell 'family-one-launch'
