@@ -163,7 +163,8 @@ def check(exercise_id: str, key_fn: Callable, device: str) -> bool:
     __tracebackhide__ = True
     exercise = KEY_EXERCISES[exercise_id]
     print(f"{exercise.id}: checking {len(exercise.pairs)} pairs of calls on the {device}...", flush=True)
-    merged, split = [], []
+    merged: list[tuple[Pair, object, object]] = []
+    split: list[tuple[Pair, object, object]] = []
     for i, pair in enumerate(exercise.pairs):
         try:
             key_a, key_b = _keys(key_fn, pair, device, seed=2 * i)

@@ -35,7 +35,7 @@ from utils.bench import (
 )
 from utils.check import check
 from utils.diagrams import lane_diagram, row_tile_diagram
-from utils.launch import Launcher
+from utils.launch import Launcher, caller_of
 
 
 # --- cell 'kernel-code'
@@ -285,16 +285,19 @@ if course.on_gpu:
     softmax_online_tuned = triton.autotune(ONLINE_CONFIGS, key=["n_cols"])(softmax_online_kernel)
 
 
-# What the autotuner chose, per shape and dtype (what its own cache is keyed on). Later calls launch that
-# config through a Launcher (notebook 07): the autotuner's Python lookup on every call costs more than the
-# launch itself on a small matrix (the cell after the next measures it).
+# What the autotuner chose, per shape and dtype (what its own cache is keyed on).
 TUNED_ROWS = {}
-softmax_rows_launcher = Launcher(softmax_rows_kernel)
+# Later calls skip the autotuner's Python and the JIT's: as in notebook 07's exercise 3, a dict from a key
+# to a caller of the compiled kernel (utils.launch.caller_of). The key holds every integer argument by
+# value (the shape and the strides), the dtypes and whether each pointer is 16-byte aligned; the
+# constexprs and num_warps follow from the shape and dtype.
+ROWS_CALLERS = {}
 
 
 @functools.cache
 def block_for(n_cols):
-    """The row's block, once per width: triton.next_power_of_2 from host code costs about a µs (07)."""
+    """The row's block, once per width: triton.next_power_of_2 from host code costs more than its
+    arithmetic (07 measures it)."""
     return triton.next_power_of_2(n_cols)
 
 
@@ -302,37 +305,28 @@ def softmax_best(x: torch.Tensor, out: torch.Tensor, rows_ok: bool = True, onlin
     """Softmax of each row with the form that suits its width; returns which one ran.
 
     rows_ok, online_ok: whether exercise 1's and exercise 2's kernels passed their checks."""
-    n_rows, n_cols = x.shape
+    shape = x.shape
+    n_rows, n_cols = shape
     block = block_for(n_cols)
     if block <= 16384 and rows_ok:
         if not course.on_gpu:
             softmax_rows(x, out)
             return "several rows per program (your choice)"
-        chosen = TUNED_ROWS.get((n_rows, n_cols, x.dtype))
-        if chosen is None:  # a shape not tuned yet: the autotuner times its configs, and we keep its choice
-            grid = lambda meta: (triton.cdiv(n_rows, meta["BLOCK_ROWS"]),)  # noqa: E731
-            strides = (x.stride(0), x.stride(1), out.stride(0), out.stride(1))
-            softmax_rows_tuned[grid](x, out, n_rows, n_cols, *strides, BLOCK_SIZE=block)
-            config = softmax_rows_tuned.best_config
-            rows, warps = config.kwargs["BLOCK_ROWS"], config.num_warps
-            said = f"tuned: {rows} row(s) per program, {warps} warps"
-            TUNED_ROWS[(n_rows, n_cols, x.dtype)] = chosen = (rows, warps, -(-n_rows // rows), said)
-            return said
-        rows, warps, programs, said = chosen
-        softmax_rows_launcher[(programs,)](
-            x,
-            out,
-            n_rows,
-            n_cols,
-            x.stride(0),
-            x.stride(1),
-            out.stride(0),
-            out.stride(1),
-            BLOCK_ROWS=rows,
-            BLOCK_SIZE=block,
-            num_warps=warps,
+        key = (
+            shape,
+            x.stride(),
+            out.stride(),
+            x.dtype,
+            out.dtype,
+            x.data_ptr() & 15 == 0,
+            out.data_ptr() & 15 == 0,
         )
-        return said
+        cached = ROWS_CALLERS.get(key)
+        if cached is not None and x.is_cuda and out.is_cuda:
+            caller, grid, rest, said = cached
+            caller(grid, x, out, *rest)
+            return said
+        return softmax_rows_first(x, out, key, block)
     if block <= 32768:  # one row in registers: the spill table's 2^15 row has no spills
         softmax_row(x, out)
         return "one row per program"
@@ -346,6 +340,30 @@ def softmax_best(x: torch.Tensor, out: torch.Tensor, rows_ok: bool = True, onlin
         return f"online, tuned: tiles of {chosen.kwargs['BLOCK_SIZE']}, {chosen.num_warps} warps"
     softmax_row(x, out)
     return "one row per program"
+
+
+def softmax_rows_first(x: torch.Tensor, out: torch.Tensor, key: tuple, block: int) -> str:
+    """A call with no caller for its key yet: the autotuner times the configs if nothing has tuned this
+    shape and dtype (and launches the best), else the kept config goes through the JIT once, and a caller
+    of the kernel it compiled is kept under the key (a host tensor's call is never kept: the JIT refuses
+    it with a clear error)."""
+    n_rows, n_cols = x.shape
+    strides = (x.stride(0), x.stride(1), out.stride(0), out.stride(1))
+    chosen = TUNED_ROWS.get((n_rows, n_cols, x.dtype))
+    if chosen is None:
+        grid = lambda meta: (triton.cdiv(n_rows, meta["BLOCK_ROWS"]),)  # noqa: E731
+        softmax_rows_tuned[grid](x, out, n_rows, n_cols, *strides, BLOCK_SIZE=block)
+        config = softmax_rows_tuned.best_config
+        TUNED_ROWS[(n_rows, n_cols, x.dtype)] = chosen = (config.kwargs["BLOCK_ROWS"], config.num_warps)
+        return f"tuned: {chosen[0]} row(s) per program, {chosen[1]} warps"
+    rows, warps = chosen
+    grid = (-(-n_rows // rows),)
+    rest = (n_rows, n_cols, *strides, rows, block)  # every argument after the pointers, constexprs too
+    compiled = softmax_rows_kernel[grid](x, out, *rest, num_warps=warps)
+    said = f"tuned: {rows} row(s) per program, {warps} warps"
+    if x.is_cuda and out.is_cuda:
+        ROWS_CALLERS[key] = (caller_of(compiled, softmax_rows_kernel, num_warps=warps), grid, rest, said)
+    return said
 
 
 # --- cell 'lse'
