@@ -2,7 +2,7 @@
 what it asks, the mistakes it diagnoses), for CONTRIBUTING.md and for instructors choosing exercises."""
 
 from utils.checker.families import EXERCISES
-from utils.checker.keys import KEY_EXERCISES
+from utils.checker.keys import KEY_EXERCISES, MISTAKES
 from utils.checker.messages import ENGINE_MISTAKES
 
 
@@ -17,12 +17,9 @@ def catalogue() -> str:
         rows.append(
             f"| `{exercise.id}` | {family} | `{exercise.signature}` | {exercise.description} | {codes} |"
         )
+    key_codes = ", ".join(f"`{code}`" for code in MISTAKES)
     for key in KEY_EXERCISES.values():  # judged by the keys it gives on pairs of calls (utils.checker.keys)
-        rows.append(
-            f"| `{key.id}` | keys | `{key.signature}` | {key.description} | "
-            "`key_merges_what_the_jit_compiles_apart`, `key_splits_what_the_jit_compiles_once`, "
-            "`unhashable_key` |"
-        )
+        rows.append(f"| `{key.id}` | keys | `{key.signature}` | {key.description} | {key_codes} |")
     engine = ", ".join(f"`{code}`" for code in ENGINE_MISTAKES)
     return "\n".join(rows) + f"\n\nThe checker's own, for every exercise: {engine}, and `exception`."
 

@@ -25,6 +25,11 @@ import torch
 from utils.checker.report import ExerciseFailed
 
 Arguments = tuple[torch.Tensor, torch.Tensor, int, int]  # (x, out, n, partials_block)
+# The mistakes a key can make, as ExerciseFailed.diagnoses names them (and the catalogue lists them)
+MERGES = "key_merges_what_the_jit_compiles_apart"
+SPLITS = "key_splits_what_the_jit_compiles_once"
+UNHASHABLE = "unhashable_key"
+MISTAKES = (MERGES, SPLITS, UNHASHABLE)
 
 
 @dataclass(frozen=True)
@@ -179,7 +184,7 @@ def check(exercise_id: str, key_fn: Callable, device: str) -> bool:
                 f"{exercise.id}: your key cannot be looked up in a dict ({error}), as the wrapper does. "
                 "Build it from ints, bools, strings and dtypes, in a tuple (not a list, a dict or a "
                 "tensor).",
-                ["unhashable_key"],
+                [UNHASHABLE],
             ) from error
         except Exception as error:
             raise _exception(exercise, pair, error) from error
@@ -211,9 +216,7 @@ def _exception(exercise: KeyExercise, pair: Pair, error: Exception) -> ExerciseF
 
 
 def _codes(merged: list, split: list) -> list[str]:
-    return (["key_merges_what_the_jit_compiles_apart"] if merged else []) + (
-        ["key_splits_what_the_jit_compiles_once"] if split else []
-    )
+    return ([MERGES] if merged else []) + ([SPLITS] if split else [])
 
 
 MAX_LINES = 6  # pairs listed per kind of error; the rest are counted
