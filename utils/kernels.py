@@ -1,18 +1,18 @@
 """The course's kernels, taken from the one place they are written: the solution notebooks.
 
-- `load("02_sum_atomics")` is a notebook used as a library: the cells its author tagged `export` (see
-  utils.notebooks), in order, after a prelude that stands in for the set-up cell, as `python -m
-  utils.release` writes them to `utils/exported/nb02_sum_atomics.py` (`exported_source`), loaded as a
-  fresh module on each call. So the benchmark and the tests run the notebook's own tuned kernels and host
-  functions, not copies, and ruff and mypy read them. The contract is the tag, nothing is guessed: a name
-  that an exported cell reads but no exported cell defines fails here, naming itself and the function
-  that reads it, not later as a NameError.
+- `python -m utils.release` writes the cells of each solution notebook tagged `export` (see
+  utils.notebooks), in order, after a prelude that stands in for the set-up cell, to
+  `utils/exported/nbNN_topic.py` (`exported_source`). The contract is the tag, nothing is guessed: a name
+  that an exported cell reads but no exported cell defines stops the release, naming itself and the
+  function that reads it, rather than failing later as a NameError.
+- `load("02_sum_atomics")` imports that file as a fresh module on each call (a notebook's caches start
+  empty), so the benchmark, the tests and later notebooks run the notebook's own kernels and host
+  functions, not copies; ruff and mypy read the files like any module.
 - `jit_functions()` lists every `@triton.jit` function of `solutions/`, exported or not, and
   `python -m utils.kernels --compile` compiles each one for sm_75 (Colab's T4) and sm_90 without a GPU,
-  printing one JSON line per kernel and architecture (tests/test_kernels_compile.py reads them).
-
-`kernel_module`, for the compile test, is made in memory: its source is registered with `linecache`, where
-`inspect.getsource` (and so Triton, which reads a kernel's source when it is decorated) finds it.
+  printing one JSON line per kernel and architecture (tests/test_kernels_compile.py reads them). For that
+  it writes each notebook's kernels, and the assignments they read, to a temporary file and imports it:
+  Triton reads a kernel's source from its file when decorating it.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import functools
 import importlib.util
 import itertools
 import json
-import linecache
 import symtable
+import tempfile
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +62,16 @@ _ON_GPU = runs_on_gpu()
 course = Course(device="cuda" if _ON_GPU else "cpu", on_gpu=_ON_GPU, description="loaded by utils.kernels")
 DEVICE = course.device
 """
+
+
+def _assigned_name(node: ast.AST) -> str | None:
+    """The one name a top-level assignment binds (`BLOCK = 1024`), else None."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    return None
+
+
+PRELUDE_NAMES = {_assigned_name(node) for node in ast.parse(PRELUDE).body} - {None}  # course, DEVICE
 
 
 class ExportError(ValueError):
@@ -108,12 +118,12 @@ def jit_functions(notebook: str | None = None) -> list[JitFunction]:
     return found
 
 
-def _module(name: str, source: str, filename: str) -> types.ModuleType:
-    """Run `source` as a new module whose source `inspect` can read (see the module's docstring)."""
-    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    module = types.ModuleType(name)
-    module.__file__ = filename
-    exec(compile(source, filename, "exec"), module.__dict__)
+def _import_file(name: str, path: Path) -> types.ModuleType:
+    """The Python file at `path`, run as a new module called `name` (not entered in sys.modules)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     return module
 
 
@@ -162,7 +172,17 @@ def exported_source(notebook: str, cells: list | None = None) -> str:
         "# `export`: edit the notebook, not this file (`python -m utils.release --check` fails while they\n"
         "# differ). utils.kernels.load loads it.\n"
     )
-    return header + PRELUDE + "".join(f"\n\n# --- cell {cell.id!r}\n{cell.source}\n" for cell in cells)
+    source = header + PRELUDE + "".join(f"\n\n# --- cell {cell.id!r}\n{cell.source}\n" for cell in cells)
+    missing = _unresolved(source, f"solutions/{notebook}.ipynb")
+    if missing:
+        where = "; ".join(
+            f"{name} (read by {', '.join(sorted(set(users)))})" for name, users in missing.items()
+        )
+        raise ExportError(
+            f"solutions/{notebook}.ipynb: its exported cells read names they do not define: "
+            f"{where}. Export the cell that defines each, or pass it as an argument."
+        )
+    return source
 
 
 @functools.cache  # the benchmark asks once per row, and the notebooks do not change during a run
@@ -192,45 +212,21 @@ def load(notebook: str) -> types.ModuleType:
     if not path.exists():
         solution(notebook)  # a ValueError naming solutions/<notebook>.ipynb if there is no such notebook
         raise ExportError(f"utils/exported/{path.name} is missing: run python -m utils.release")
-    source = path.read_text()
-    missing = _unresolved(source, str(path))
-    if missing:
-        where = "; ".join(
-            f"{name} (read by {', '.join(sorted(set(users)))})" for name, users in missing.items()
-        )
-        raise ExportError(
-            f"solutions/{notebook}.ipynb: its exported cells read names they do not define: "
-            f"{where}. Export the cell that defines each, or pass it as an argument."
-        )
-    spec = importlib.util.spec_from_file_location(f"course_kernels_{notebook}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
     try:
-        spec.loader.exec_module(module)
+        return _import_file(f"course_kernels_{notebook}", path)
     except NameError as error:  # a top-level statement of an exported cell
         raise ExportError(
             f"solutions/{notebook}.ipynb: an exported cell failed: {error}. Export the cell that defines it."
         ) from error
-    return module
 
 
-def _constant_name(node: ast.AST) -> str | None:
-    """The name an upper-case or tl.constexpr constant is assigned to (`BLOCK = 1024`), else None."""
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-        name = node.targets[0].id
-        if name.isupper() or "constexpr" in ast.unparse(node.value):
-            return name
-    return None
-
-
-def kernel_module(notebook: str) -> types.ModuleType:
-    """Every @triton.jit function of the notebook, exported or not, with the constants they read: what
-    the compile test compiles (kernels read nothing else)."""
-    path = solution(notebook)
-    found = [pair for cell in code_cells(path) for pair in _definitions(cell.source)]
+def kernel_module(notebook: str, folder: Path) -> types.ModuleType:
+    """Every @triton.jit function of the notebook, exported or not, with the assignments they read (kernels
+    read nothing else), written to `folder` and imported: what the compile test compiles."""
+    found = [pair for cell in code_cells(solution(notebook)) for pair in _definitions(cell.source)]
     kept = [isinstance(node, ast.FunctionDef) and is_triton_jit(node) for node, _ in found]
-    constants = [_constant_name(node) for node, _ in found]
-    while True:  # a constant is kept when a kept definition reads it (a block size reading another one)
+    assigned = [_assigned_name(node) for node, _ in found]
+    while True:  # an assignment is kept when a kept definition reads it (a block size reading another one)
         read = {
             name.id
             for (node, _), keep in zip(found, kept)
@@ -238,43 +234,52 @@ def kernel_module(notebook: str) -> types.ModuleType:
             for name in ast.walk(node)
             if isinstance(name, ast.Name)
         }
-        more = [keep or constant in read for keep, constant in zip(kept, constants)]
+        more = [keep or (name in read and name not in PRELUDE_NAMES) for keep, name in zip(kept, assigned)]
         if more == kept:
             break
         kept = more
-    source = PRELUDE + "\n\n" + "\n\n\n".join(source for (_, source), keep in zip(found, kept) if keep) + "\n"
-    return _module(f"course_jit_{notebook}", source, str(path) + "#kernels")
+    path = folder / f"jit_{notebook}.py"
+    path.write_text(
+        PRELUDE + "\n\n" + "\n\n\n".join(source for (_, source), keep in zip(found, kept) if keep) + "\n"
+    )
+    return _import_file(f"course_jit_{notebook}", path)
+
+
+def _compile(function: JitFunction, kernel, arch: int) -> str | None:
+    """The first failing constexpr choice's error when compiling `kernel` for `arch`, else None."""
+    from utils.compiled import compile_for, course_signature
+
+    missing = [c for c in function.constexprs if c not in EXAMPLE_CONSTEXPRS]
+    if missing:
+        return f"no example values for constexpr {missing} in EXAMPLE_CONSTEXPRS"
+    choices = [[(c, v) for v in EXAMPLE_CONSTEXPRS[c]] for c in function.constexprs]
+    for constexprs in itertools.product(*choices):
+        try:
+            compile_for(kernel, course_signature(kernel), dict(constexprs), arch=arch, num_warps=4)
+        except Exception as error:  # reported under the kernel's name, with the choice that failed
+            text = str(error).strip()
+            last = text.splitlines()[-1] if text else type(error).__name__
+            return f"{dict(constexprs)}: {type(error).__name__}: {last}"
+    return None
 
 
 def _compile_all() -> None:
     """Compile every kernel for every architecture in ARCHES; one JSON line per (kernel, arch)."""
-    from utils.compiled import compile_for, course_signature
-
     functions = jit_functions()
-    modules = {notebook: kernel_module(notebook) for notebook in sorted({f.notebook for f in functions})}
-    for function in filter(lambda f: f.is_kernel, functions):
-        kernel = getattr(modules[function.notebook], function.name)
-        signature = course_signature(kernel)
-        missing = [c for c in function.constexprs if c not in EXAMPLE_CONSTEXPRS]
-        choices = [[(c, v) for v in EXAMPLE_CONSTEXPRS.get(c, [])] for c in function.constexprs]
-        for arch in ARCHES:
-            result: dict[str, object] = {
-                "notebook": function.notebook,
-                "kernel": function.name,
-                "arch": arch,
-                "error": None,
-            }
-            if missing:
-                result["error"] = f"no example values for constexpr {missing} in EXAMPLE_CONSTEXPRS"
-            for constexprs in [] if missing else itertools.product(*choices):
-                try:
-                    compile_for(kernel, signature, dict(constexprs), arch=arch, num_warps=4)
-                except Exception as error:  # the first failing constexpr choice, under the kernel's name
-                    text = str(error).strip()
-                    last = text.splitlines()[-1] if text else type(error).__name__
-                    result["error"] = f"{dict(constexprs)}: {type(error).__name__}: {last}"
-                    break
-            print(json.dumps(result), flush=True)
+    with tempfile.TemporaryDirectory(prefix="course-jit-") as folder:
+        modules = {
+            notebook: kernel_module(notebook, Path(folder)) for notebook in {f.notebook for f in functions}
+        }
+        for function in filter(lambda f: f.is_kernel, functions):
+            kernel = getattr(modules[function.notebook], function.name)
+            for arch in ARCHES:
+                error = _compile(function, kernel, arch)
+                print(
+                    json.dumps(
+                        {"notebook": function.notebook, "kernel": function.name, "arch": arch, "error": error}
+                    ),
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":
