@@ -32,26 +32,18 @@ import os
 import subprocess
 import sys
 
+REPO = "{repo}"
 COLAB_COPY = "/content/course"
 if "google.colab" in sys.modules and not os.path.isdir(os.path.join(COLAB_COPY, "utils")):
-    REPO = "{repo}"
     clone = ["git", "clone", "--depth=1", "--branch={branch}", REPO, COLAB_COPY]
-    failed = subprocess.run(clone, capture_output=True, text=True).returncode
-    if failed:  # SystemExit: a message for the learner, not a traceback
+    if subprocess.run(clone).returncode:  # SystemExit: a message for the learner, not a traceback
         raise SystemExit(
-            f"Could not fetch the course from {{REPO}}. Upload the course folder to "
-            f"{{COLAB_COPY}} (Files pane, or Google Drive), or set REPO above to where the course "
-            "lives; then run this cell again."
+            f"Could not fetch the course from {{REPO}}. Upload the course folder to {{COLAB_COPY}} "
+            "(Files pane), or set REPO above to where it lives; then run this cell again."
         )
-ROOT = next(
-    p
-    for p in (os.getcwd(), os.path.dirname(os.getcwd()), COLAB_COPY)
-    if os.path.isfile(os.path.join(p, "utils", "setup.py"))
-)
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
-
-from utils.setup import setup
+ROOT = os.path.abspath(next(p for p in (".", "..", COLAB_COPY) if os.path.isfile(f"{{p}}/utils/setup.py")))
+sys.path.insert(0, ROOT)
+from utils.setup import setup  # noqa: E402 (utils is found through the line above)
 
 course = setup()
 DEVICE = course.device'''

@@ -23,7 +23,7 @@ import triton.language as tl
 from utils.bench import NO_GPU_NOTE, copy_gbps, gbps, print_table, versions
 from utils.check import ExerciseFailed, check
 from utils.diagrams import lane_diagram
-from utils.kernels import load
+from utils.exported import nb04_l2_norm as norm04  # notebook 04's exported cells, as a module
 
 
 # --- cell 'exercise-lse'

@@ -36,7 +36,10 @@ from utils.bench import (
 from utils.check import check
 from utils.compiled import compile_kernel, lines
 from utils.diagrams import ticket_order_diagram
-from utils.kernels import load
+from utils.exported import nb02_sum_atomics as sum02  # earlier notebooks' exported cells, as modules
+from utils.exported import nb03_max as max03
+from utils.exported import nb04_l2_norm as norm04
+from utils.exported import nb06_numerics as numerics06
 from utils.launch import Launcher, argument_key, caller_of
 from utils.launches import launches_of
 
