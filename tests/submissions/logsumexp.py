@@ -1,4 +1,7 @@
-"""Submissions for `logsumexp(x, out)`: two passes (max, then sum of exp(x - max)) or one online pass."""
+"""Submissions for `logsumexp(x, out)`: two passes (max, then sum of exp(x - max)) or one online pass.
+
+Every one, right or wrong, shifts by 0 instead of a maximum that is still -inf (a run of masked logits):
+exp(-inf - (-inf)) is NaN. The wrong ones make one mistake each, and the per-lane one is that NaN."""
 
 import math
 
@@ -20,7 +23,9 @@ def max_kernel(x_ptr, m_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 def sum_exp_kernel(x_ptr, m_ptr, s_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))  # exp(-inf - m) = 0
-    tl.atomic_add(s_ptr, tl.sum(tl.exp(x - tl.load(m_ptr)), axis=0))
+    m = tl.load(m_ptr)
+    shift = tl.where(m == float("-inf"), 0.0, m)  # every x is -inf: exp(-inf - 0) = 0, not NaN
+    tl.atomic_add(s_ptr, tl.sum(tl.exp(x - shift), axis=0))
 
 
 def logsumexp_two_pass(x, out):
@@ -41,8 +46,9 @@ def online_partials_kernel(x_ptr, m_ptr, s_ptr, n_elements, BLOCK_SIZE: tl.const
     for start in range(tl.program_id(0) * BLOCK_SIZE, n_elements, tl.num_programs(0) * BLOCK_SIZE):
         offsets = start + tl.arange(0, BLOCK_SIZE)
         x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
-        m_new = tl.maximum(m, tl.max(x, axis=0))  # finite: every tile has at least one real element
-        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        shift = tl.where(m_new == float("-inf"), 0.0, m_new)  # -inf only so far: every exp is 0, not NaN
+        s = s * tl.exp(m - shift) + tl.sum(tl.exp(x - shift), axis=0)
         m = m_new
     tl.store(m_ptr + tl.program_id(0), m)
     tl.store(s_ptr + tl.program_id(0), s)
@@ -54,7 +60,8 @@ def combine_partials_kernel(m_ptr, s_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.co
     m = tl.load(m_ptr + offsets, mask=offsets < n_partials, other=float("-inf"))
     s = tl.load(s_ptr + offsets, mask=offsets < n_partials, other=0.0)
     m_all = tl.max(m, axis=0)
-    tl.store(out_ptr, m_all + tl.log(tl.sum(s * tl.exp(m - m_all), axis=0)))
+    shift = tl.where(m_all == float("-inf"), 0.0, m_all)  # every partial -inf: the answer is -inf + log(0)
+    tl.store(out_ptr, m_all + tl.log(tl.sum(s * tl.exp(m - shift), axis=0)))
 
 
 def logsumexp_online(x, out, programs=32):
@@ -74,7 +81,7 @@ def tile_partials_kernel(x_ptr, m_ptr, s_ptr, n_elements, BLOCK_SIZE: tl.constex
     x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
     m = tl.max(x, axis=0)
     tl.store(m_ptr + pid, m)
-    tl.store(s_ptr + pid, tl.sum(tl.exp(x - m), axis=0))
+    tl.store(s_ptr + pid, tl.sum(tl.exp(x - tl.where(m == float("-inf"), 0.0, m)), axis=0))
 
 
 @triton.jit
@@ -87,7 +94,8 @@ def combine_loop_kernel(m_ptr, s_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.conste
         m_p = tl.load(m_ptr + offsets, mask=offsets < n_partials, other=float("-inf"))
         s_p = tl.load(s_ptr + offsets, mask=offsets < n_partials, other=0.0)
         m_new = tl.maximum(m, tl.max(m_p, axis=0))
-        s = s * tl.exp(m - m_new) + tl.sum(s_p * tl.exp(m_p - m_new), axis=0)
+        shift = tl.where(m_new == float("-inf"), 0.0, m_new)
+        s = s * tl.exp(m - shift) + tl.sum(s_p * tl.exp(m_p - shift), axis=0)
         m = m_new
     tl.store(out_ptr, m + tl.log(s))
 
@@ -110,7 +118,8 @@ def single_program_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
         offsets = start + tl.arange(0, BLOCK_SIZE)
         x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
         m_new = tl.maximum(m, tl.max(x, axis=0))
-        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        shift = tl.where(m_new == float("-inf"), 0.0, m_new)
+        s = s * tl.exp(m - shift) + tl.sum(tl.exp(x - shift), axis=0)
         m = m_new
     tl.store(out_ptr, m + tl.log(s))
 
@@ -141,7 +150,8 @@ def logsumexp_naive(x, out):
 def sum_exp_kernel_other_zero(x_ptr, m_ptr, s_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=0.0)  # BUG: each masked lane adds exp(-m)
-    tl.atomic_add(s_ptr, tl.sum(tl.exp(x - tl.load(m_ptr)), axis=0))
+    m = tl.load(m_ptr)
+    tl.atomic_add(s_ptr, tl.sum(tl.exp(x - tl.where(m == float("-inf"), 0.0, m)), axis=0))
 
 
 def logsumexp_other_zero(x, out):
@@ -215,7 +225,9 @@ def online_not_rescaled_kernel(x_ptr, m_ptr, s_ptr, n_elements, BLOCK_SIZE: tl.c
         offsets = start + tl.arange(0, BLOCK_SIZE)
         x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
         m = tl.maximum(m, tl.max(x, axis=0))
-        s += tl.sum(tl.exp(x - m), axis=0)  # BUG: the earlier terms were relative to the old, smaller m
+        s += tl.sum(
+            tl.exp(x - tl.where(m == float("-inf"), 0.0, m)), axis=0
+        )  # BUG: the earlier terms were relative to the old, smaller m
     tl.store(m_ptr + tl.program_id(0), m)
     tl.store(s_ptr + tl.program_id(0), s)
 
@@ -234,7 +246,8 @@ def tile_logsumexp_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
     m = tl.max(x, axis=0)
-    tl.atomic_add(out_ptr, m + tl.log(tl.sum(tl.exp(x - m), axis=0)))  # BUG: adds the programs' logs
+    shift = tl.where(m == float("-inf"), 0.0, m)
+    tl.atomic_add(out_ptr, m + tl.log(tl.sum(tl.exp(x - shift), axis=0)))  # BUG: adds the programs' logs
 
 
 def logsumexp_logs_added(x, out):
@@ -251,7 +264,8 @@ def online_store_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
         offsets = start + tl.arange(0, BLOCK_SIZE)
         x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
         m_new = tl.maximum(m, tl.max(x, axis=0))
-        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        shift = tl.where(m_new == float("-inf"), 0.0, m_new)
+        s = s * tl.exp(m - shift) + tl.sum(tl.exp(x - shift), axis=0)
         m = m_new
     tl.store(out_ptr, m + tl.log(s))  # BUG: every program stores its own result over the others'
 
@@ -279,7 +293,7 @@ def tile_partials_no_offset_kernel(x_ptr, m_ptr, s_ptr, n_elements, BLOCK_SIZE: 
     x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
     m = tl.max(x, axis=0)
     tl.store(m_ptr + pid, m)
-    tl.store(s_ptr + pid, tl.sum(tl.exp(x - m), axis=0))
+    tl.store(s_ptr + pid, tl.sum(tl.exp(x - tl.where(m == float("-inf"), 0.0, m)), axis=0))
 
 
 def logsumexp_missing_program_offset(x, out, block=2048):
@@ -298,7 +312,7 @@ def own_max_sum_kernel(x_ptr, m_ptr, s_ptr, n_elements, BLOCK_SIZE: tl.constexpr
     m = tl.max(x, axis=0)
     tl.atomic_max(m_ptr, m)
     # BUG: exp(x - m) with this tile's own max m, added as if every tile had used the global one
-    tl.atomic_add(s_ptr, tl.sum(tl.exp(x - m), axis=0))
+    tl.atomic_add(s_ptr, tl.sum(tl.exp(x - tl.where(m == float("-inf"), 0.0, m)), axis=0))
 
 
 def logsumexp_atomic_own_max(x, out):
@@ -317,7 +331,9 @@ def single_not_rescaled_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.conste
         offsets = start + tl.arange(0, BLOCK_SIZE)
         x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
         m = tl.maximum(m, tl.max(x, axis=0))
-        s = s + tl.sum(tl.exp(x - m), axis=0)  # BUG: the earlier terms were relative to the old, smaller m
+        s = s + tl.sum(
+            tl.exp(x - tl.where(m == float("-inf"), 0.0, m)), axis=0
+        )  # BUG: the earlier terms were relative to the old, smaller m
     tl.store(out_ptr, m + tl.log(s))
 
 

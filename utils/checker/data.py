@@ -78,6 +78,10 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "hot": lambda: 100 + 200 * u,  # exp(x) overflows float32 from x = 88.7
         "cold": lambda: -200 - 200 * u,  # exp(x) is 0 in float32 below x = -103.3
         "offset": lambda: 1e4 + (2 * u - 1),  # a mean far larger than the spread: sum(x^2) - n mean^2 cancels
+        # For logsumexp, whose masked logits are -inf: every entry -inf (the answer is -inf), and a run of
+        # -inf longer than any tile up to 16,384 before mixed values, so that some programs see only -inf.
+        "all -inf": lambda: torch.full((n,), -math.inf, dtype=torch.float64),
+        "-inf first": lambda: torch.where(torch.arange(n) < min(n - 1, 16384), -math.inf, 2 * u - 1),
     }[kind]()
     return data.to(dtype)
 

@@ -25,12 +25,11 @@ from utils.check import ExerciseFailed, check
 from utils.diagrams import lane_diagram
 from utils.exported import nb04_l2_norm as norm04  # notebook 04's exported cells, as a module
 
+SMS = torch.cuda.get_device_properties(DEVICE).multi_processor_count if course.on_gpu else 1
+PROGRAMS = 8 * SMS  # the persistent grids below: a few programs per streaming multiprocessor
+
 
 # --- cell 'exercise-lse'
-SMS = torch.cuda.get_device_properties(DEVICE).multi_processor_count if course.on_gpu else 1
-PROGRAMS = 8 * SMS  # a few programs per streaming multiprocessor keep the whole GPU busy
-
-
 @triton.jit
 def online_partials_kernel(x_ptr, max_ptr, sum_ptr, n, BLOCK_SIZE: tl.constexpr):
     ### BEGIN SOLUTION
@@ -39,8 +38,9 @@ def online_partials_kernel(x_ptr, max_ptr, sum_ptr, n, BLOCK_SIZE: tl.constexpr)
     for start in range(tl.program_id(0) * BLOCK_SIZE, n, tl.num_programs(0) * BLOCK_SIZE):
         offsets = start + tl.arange(0, BLOCK_SIZE)
         x = tl.load(x_ptr + offsets, mask=offsets < n, other=float("-inf"))
-        m_new = tl.maximum(m, tl.max(x, axis=0))  # finite: each tile holds at least one element
-        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        shift = tl.where(m_new == float("-inf"), 0.0, m_new)  # only -inf so far: exp(-inf - 0) = 0, not NaN
+        s = s * tl.exp(m - shift) + tl.sum(tl.exp(x - shift), axis=0)
         m = m_new
     tl.store(max_ptr + tl.program_id(0), m)
     tl.store(sum_ptr + tl.program_id(0), s)
@@ -57,11 +57,12 @@ def combine_partials_kernel(max_ptr, sum_ptr, out_ptr, n_partials, BLOCK_SIZE: t
             largest, tl.load(max_ptr + offsets, mask=offsets < n_partials, other=float("-inf"))
         )
     m = tl.max(largest, axis=0)
+    shift = tl.where(m == float("-inf"), 0.0, m)  # every x -inf: the sum is 0 and out is -inf, not NaN
     acc = tl.zeros((BLOCK_SIZE,), tl.float32)
     for start in range(0, n_partials, BLOCK_SIZE):
         offsets = start + tl.arange(0, BLOCK_SIZE)
         m_p = tl.load(max_ptr + offsets, mask=offsets < n_partials, other=float("-inf"))
-        acc += tl.load(sum_ptr + offsets, mask=offsets < n_partials, other=0.0) * tl.exp(m_p - m)
+        acc += tl.load(sum_ptr + offsets, mask=offsets < n_partials, other=0.0) * tl.exp(m_p - shift)
     tl.store(out_ptr, m + tl.log(tl.sum(acc, axis=0)))
     ### END SOLUTION
 

@@ -32,11 +32,25 @@ _LOGSUMEXP = dict(
 def _logsumexp_cases(large: bool) -> list[Case]:
     # "hot" and "cold" values make exp(x) overflow or underflow in float32 unless the max is subtracted.
     extreme = [(1000, "hot"), (3, "hot"), (5000, "cold"), (2**15 + 9, "hot")]
-    return vector_cases(large) + extra_cases(extreme, seed=600, traits={"extreme"})
+    masked = [(1, "all -inf"), (5000, "all -inf"), (50_000, "-inf first")]  # masked logits are -inf
+    return (
+        vector_cases(large)
+        + extra_cases(extreme, seed=600, traits={"extreme"})
+        + extra_cases(masked, seed=700)
+    )
 
 
 _PROGRAM_COUNTS = sorted({2**k for k in range(11)} | {3, 5, 6, 7, 12, 24, 40, 80, 132, 264, 528, 1056})
 _PERSISTENT_BLOCKS = [b for b in POWERS_OF_TWO if b >= 64]
+
+
+def shifted(m):
+    """The shift of a running max m (a float, an array or a tensor): m, or 0 where m is still -inf, as a
+    right kernel shifts (exp(-inf - (-inf)) is NaN; exp(-inf - 0) is 0). The predictions shift the same
+    way, so that a mistake's prediction still holds on a run of masked logits."""
+    if isinstance(m, torch.Tensor):
+        return torch.where(m == -math.inf, 0.0, m)
+    return np.where(m == -math.inf, 0.0, m)
 
 
 def as_rows(*alternatives) -> torch.Tensor:
@@ -74,7 +88,7 @@ def _logsumexp_combines(m_t: np.ndarray, s_t: np.ndarray, grid: int) -> dict[str
     max m_t and s_t = sum(exp(x - m_t)): {code: rows}. "store_race any order": every program's partial."""
     m, s = by_program(m_t, grid, -math.inf), by_program(s_t, grid, 0.0)
     m_p = m.max(0)  # each program's max, and its sum of exp(x - m_p) computed right
-    s_p = (s * np.exp(m - m_p)).sum(0)
+    s_p = (s * np.exp(m - shifted(m_p))).sum(0)
     top = m_p.max()
     out = {}
     if grid > 1:
@@ -87,7 +101,7 @@ def _logsumexp_combines(m_t: np.ndarray, s_t: np.ndarray, grid: int) -> dict[str
     if len(m) > 1:  # a program met several tiles: s not rescaled as its running max grew
         running = np.maximum.accumulate(m, axis=0)
         s_run = np.where(s > 0, s * np.exp(m - running), 0.0).sum(0)
-        out["running_sum_not_rescaled"] = as_rows(top + np.log((s_run * np.exp(m_p - top)).sum()))
+        out["running_sum_not_rescaled"] = as_rows(top + np.log((s_run * np.exp(m_p - shifted(top))).sum()))
     return out
 
 
@@ -103,7 +117,7 @@ def _logsumexp_program_predictions(x: torch.Tensor, out: Predictions) -> None:
                 continue
             t = _np_tiled(xs, b, -math.inf)
             m_t = t.max(1)
-            s_t = np.exp(t - m_t[:, None]).sum(1)
+            s_t = np.exp(t - shifted(m_t)[:, None]).sum(1)
             combined: dict[int, dict[str, torch.Tensor]] = {}
             for variant, grid in grids(n, b):
                 if grid not in combined:
@@ -123,14 +137,17 @@ def _logsumexp_predictions(case: Case, on_gpu: bool) -> Predictions:
     out = scalar_predictions(case, "logsumexp")
     naive = torch.exp(x.float()).sum().log().double()  # exp(x) in float32, with no max subtracted
     predict(out, "exp_overflow", None, naive, math.inf, -math.inf)
-    predict(out, "max_not_added_back", None, x.logsumexp(0) - x.max())
+    predict(out, "max_not_added_back", None, x.logsumexp(0) - shifted(x.max()))
     # A padding v in the exp pass only (the max pass padded right): each masked lane adds exp(v - m), which
     # float32 evaluates as inf once v - m > 88.7.
     m, n = x.max(), x.numel()
+    shift = shifted(m)
     for b in POWERS_OF_TWO:
         for v in REDUCTIONS["logsumexp"].wrong_others if n % b else ():
-            extra = (b - n % b) * torch.exp(torch.tensor(v - m.item(), dtype=torch.float32)).double()
-            predict(out, "wrong_sentinel", (b, "exp pass", v), m + torch.log(torch.exp(x - m).sum() + extra))
+            extra = (b - n % b) * torch.exp(torch.tensor(v - shift.item(), dtype=torch.float32)).double()
+            predict(
+                out, "wrong_sentinel", (b, "exp pass", v), m + torch.log(torch.exp(x - shift).sum() + extra)
+            )
     _logsumexp_program_predictions(x, out)
     return out
 
