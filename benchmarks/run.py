@@ -6,10 +6,11 @@ goal verdict holds their final form's row to the goals instead. The softmax rows
 
     ./course.sh bench                  # or: python benchmarks/run.py [--quick] [--out DIR]
 
-The kernels and the host functions that launch them are loaded from the solution notebooks by
-`utils.kernels.load`, so this runs exactly what the notebooks teach. Each course function is first checked
-against its torch counterpart, then both are timed on sizes from launch-bound (4 Ki elements) to
-bandwidth-bound (256 Mi elements, 1 GiB of float32), next to a device-to-device copy of the same size.
+The kernels and the host functions that launch them are the solution notebooks' exported cells
+(`utils/exported/`, loaded by `utils.kernels.load`), so this runs exactly what the notebooks teach. Each
+course function is first checked against its torch counterpart, then both are timed on sizes from
+launch-bound (4 Ki elements) to bandwidth-bound (256 Mi elements, 1 GiB of float32), next to a
+device-to-device copy of the same size.
 The timer is torch.utils.benchmark (`utils.bench.fastest_us` on its "loop" clock, the copy's
 `gbps_back_to_back`): calls back to back, as a program's loop makes them, so at
 small sizes the numbers say how fast each side launches its kernels. Every row is timed in two modes

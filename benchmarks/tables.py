@@ -25,7 +25,8 @@ RUNS = [
     (
         "The reductions (notebooks 01 to 07)",
         HERE / "h200",
-        "Every reduction of notebooks 01 to 07 and the elementwise rows, `--quick`.",
+        "Every reduction of notebooks 01 to 07 and the elementwise rows: `--quick`, with `--only` naming "
+        "them (not the softmax and norm rows).",
     ),
     (
         "Softmax (notebook 08)",
