@@ -25,8 +25,57 @@ from utils.check import ExerciseFailed, check
 from utils.diagrams import lane_diagram
 from utils.exported import nb04_l2_norm as norm04  # notebook 04's exported cells, as a module
 
+
+# --- cell 'scaled-kernels'
 SMS = torch.cuda.get_device_properties(DEVICE).multi_processor_count if course.on_gpu else 1
 PROGRAMS = 8 * SMS  # the persistent grids below: a few programs per streaming multiprocessor
+
+
+@triton.jit
+def abs_max_kernel(x_ptr, max_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_max(max_ptr, tl.max(tl.abs(x), axis=0))  # max_ptr starts at 0.0, the identity for |x|
+
+
+@triton.jit
+def scaled_sum_of_squares_kernel(x_ptr, max_ptr, scratch_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    m = tl.load(max_ptr)
+    y = tl.where(m > 0, x / m, 0.0)  # every |y| <= 1; an all-zero x stays 0
+    tl.atomic_add(scratch_ptr, tl.sum(y * y, axis=0))
+
+
+@triton.jit
+def scaled_partials_kernel(x_ptr, max_ptr, ssq_ptr, n, BLOCK_SIZE: tl.constexpr):
+    m = 0.0  # this program's running max |x| so far
+    s = 0.0  # and its sum of (x / m)^2
+    for start in range(tl.program_id(0) * BLOCK_SIZE, n, tl.num_programs(0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+        m_new = tl.maximum(m, tl.max(tl.abs(x), axis=0))
+        ratio = tl.where(m_new > 0, m / m_new, 0.0)  # the terms so far were divided by m, not m_new
+        y = tl.where(m_new > 0, x / m_new, 0.0)
+        s = s * ratio * ratio + tl.sum(y * y, axis=0)
+        m = m_new
+    tl.store(max_ptr + tl.program_id(0), m)
+    tl.store(ssq_ptr + tl.program_id(0), s)
+
+
+@triton.jit
+def combine_scaled_kernel(max_ptr, ssq_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr):
+    largest = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        largest = tl.maximum(largest, tl.load(max_ptr + offsets, mask=offsets < n_partials, other=0.0))
+    m = tl.max(largest, axis=0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        ratio = tl.where(m > 0, tl.load(max_ptr + offsets, mask=offsets < n_partials, other=0.0) / m, 0.0)
+        acc += tl.load(ssq_ptr + offsets, mask=offsets < n_partials, other=0.0) * ratio * ratio
+    tl.store(out_ptr, m * tl.sqrt(tl.sum(acc, axis=0)))
 
 
 # --- cell 'exercise-lse'
