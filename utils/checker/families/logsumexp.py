@@ -23,9 +23,9 @@ _LOGSUMEXP = dict(
     TRANSFORM_WORDS,
     identity="other=float('-inf'): exp(-inf) = 0 adds nothing",
     reset="",
-    nan_hint="exp(-inf - (-inf)) is NaN. A lane (or program) whose running max is still -inf "
-    "because it has seen only masked lanes must not subtract it from itself: take one "
-    "scalar max per tile, or guard with tl.where(m == float('-inf'), ...).",
+    nan_hint="exp(-inf - (-inf)) is NaN. A running max that is still -inf (a lane or a program that "
+    "has seen only masked lanes or -inf entries, or an input of -inf only) must not be subtracted from "
+    "itself, in the partials or in the combine: shift by 0 there, tl.where(m == float('-inf'), 0.0, m).",
 )
 
 
