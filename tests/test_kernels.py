@@ -94,6 +94,18 @@ def test_a_function_is_found_in_the_notebook_that_exports_it():
         exporting_notebook("no_such_function")
 
 
+def test_a_function_is_found_without_solutions(monkeypatch):
+    """The workshop hand-out ships utils/exported/ without solutions/: the lookup must not read them."""
+    import utils.kernels
+
+    def no_solutions(*args, **kwargs):
+        raise FileNotFoundError("solutions/ is not shipped")
+
+    monkeypatch.setattr(utils.kernels, "solution_paths", no_solutions)
+    monkeypatch.setattr(utils.kernels, "code_cells", no_solutions)
+    assert utils.kernels.exporting_notebook("l2_norm") == "04_l2_norm"
+
+
 # `triton.autotune(configs, key=[...], ...)(kernel)`, as the solution notebooks write it
 AUTOTUNED = re.compile(r"triton\.autotune\((?P<args>.*?)\)\((?P<kernel>\w+)\)", re.S)
 KEY = re.compile(r"key=\[(?P<names>[^\]]*)\]")
