@@ -111,3 +111,11 @@ def test_fastest_us_keeps_each_calls_best_round(monkeypatch):
     times = iter([5.0, 9.0, 3.0, 12.0, 4.0, 8.0])  # a, b, a, b, a, b
     monkeypatch.setattr(bench, "us_per_call", lambda call, clock, min_run_time: next(times))
     assert bench.fastest_us({"a": None, "b": None}, "loop", rounds=3) == {"a": 3.0, "b": 8.0}
+
+
+def test_rounds_read_as_gbps_give_the_median_then_the_slowest_and_fastest():
+    from utils.bench import Runs
+
+    runs = Runs((2.0, 1.0, 4.0))  # µs per call; 4,000 bytes a call
+    assert runs.gbps(4000) == "2 (1-4)"
+    assert Runs((1.0,)).gbps(2**20) == "1,049 (1,049-1,049)"  # thousands separated

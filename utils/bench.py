@@ -130,6 +130,11 @@ class Runs:
     def __str__(self) -> str:
         return f"{self.median:.1f} ({min(self.us):.1f}-{max(self.us):.1f})"
 
+    def gbps(self, bytes_moved: int) -> str:
+        """The rounds as GB/s for `bytes_moved` bytes a call: the median round's (slowest-fastest)."""
+        rate = [f"{bytes_moved / us / 1e3:,.0f}" for us in (self.median, max(self.us), min(self.us))]
+        return f"{rate[0]} ({rate[1]}-{rate[2]})"
+
 
 def repeated_us(calls: dict, clock: str, repeats: int = 5, min_run_time: float = 0.05) -> dict[str, Runs]:
     """{name: Runs}: each call timed `repeats` times on one clock (see `us_per_call`), taking turns with the
