@@ -23,7 +23,15 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from utils.bench import NO_GPU_NOTE, compiled_for_one_shape, gbps, print_table, versions
+from utils.bench import (
+    NO_GPU_NOTE,
+    compare,
+    compiled_for_one_shape,
+    gbps,
+    print_table,
+    repeated_us,
+    versions,
+)
 from utils.check import check
 from utils.compiled import compile_kernel, lines
 from utils.diagrams import lane_diagram, row_tile_diagram
