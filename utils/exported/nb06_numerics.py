@@ -22,11 +22,13 @@ import triton.language as tl
 
 from utils.bench import (
     NO_GPU_NOTE,
+    compare,
     compiled_for_one_shape,
     copy_gbps,
     gbps,
     gpu_operations,
     print_table,
+    repeated_us,
     versions,
 )
 from utils.check import ExerciseFailed, check
