@@ -193,6 +193,15 @@ def sectors_touched(view: torch.Tensor, lanes: int = 32, row: int = 0) -> list[t
     return [(lane, offset, offset // SECTOR_BYTES) for lane, offset in enumerate(offsets)]
 
 
+def gpu_operations(fn) -> int:
+    """How many operations (kernels, memsets, copies) one call of `fn` runs on the GPU, counted by
+    torch.profiler: what an eager composite of torch calls costs in launches, beside a fused kernel's one."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+        fn()
+        torch.cuda.synchronize()
+    return sum(1 for event in profile.events() if event.device_type == torch.autograd.DeviceType.CUDA)
+
+
 def versions() -> str:
     """The GPU and software a measurement came from, to print next to the numbers."""
     import triton

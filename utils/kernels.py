@@ -46,6 +46,8 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "COUNT": ["min", "sum"],  # notebook 06: a tile's count by arithmetic, or by a tl.sum
     "PARTIALS_BLOCK": [1024],  # notebook 07: the one-launch kernels load every partial as one tile
     "BLOCK": [1024],  # notebook 07: the copy kernel of the misaligned launch
+    "COMPENSATED": [True, False],  # notebook 06: Kahan's compensated sum, or a plain one
+    "FORM": ["exp", "sqrt", "sqrt_rn", "rsqrt", "div", "div_rn", "fma"],  # notebook 06: Triton's fast math
 }
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this
 

@@ -20,8 +20,19 @@ import torch
 import triton
 import triton.language as tl
 
-from utils.bench import NO_GPU_NOTE, copy_gbps, gbps, print_table, versions
+from utils.bench import (
+    NO_GPU_NOTE,
+    compare,
+    compiled_for_one_shape,
+    copy_gbps,
+    gbps,
+    gpu_operations,
+    print_table,
+    repeated_us,
+    versions,
+)
 from utils.check import ExerciseFailed, check
+from utils.compiled import compile_kernel, lines
 from utils.diagrams import lane_diagram
 from utils.exported import nb04_l2_norm as norm04  # notebook 04's exported cells, as a module
 
