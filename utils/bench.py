@@ -15,6 +15,7 @@ import math
 import re
 import statistics
 import textwrap
+import warnings
 from dataclasses import dataclass
 
 import torch
@@ -196,10 +197,14 @@ def sectors_touched(view: torch.Tensor, lanes: int = 32, row: int = 0) -> list[t
 def gpu_operations(fn) -> int:
     """How many operations (kernels, memsets, copies) one call of `fn` runs on the GPU, counted by
     torch.profiler: what an eager composite of torch calls costs in launches, beside a fused kernel's one."""
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
-        fn()
-        torch.cuda.synchronize()
-    return sum(1 for event in profile.events() if event.device_type == torch.autograd.DeviceType.CUDA)
+    with warnings.catch_warnings():
+        # torch 2.11 warns, on reading the events, that a profiler keeps one cycle's: one is all we record
+        warnings.filterwarnings("ignore", message="Profiler clears events")
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
+            fn()
+            torch.cuda.synchronize()
+        events = profile.events()
+    return sum(1 for event in events if event.device_type == torch.autograd.DeviceType.CUDA)
 
 
 def versions() -> str:

@@ -47,6 +47,7 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "PARTIALS_BLOCK": [1024],  # notebook 07: the one-launch kernels load every partial as one tile
     "BLOCK": [1024],  # notebook 07: the copy kernel of the misaligned launch
     "COMPENSATED": [True, False],  # notebook 06: Kahan's compensated sum, or a plain one
+    "N_COLS": [4096],  # notebook 09: the looped kernels, compiled for each width
     "FORM": ["exp", "sqrt", "sqrt_rn", "rsqrt", "div", "div_rn", "fma"],  # notebook 06: Triton's fast math
 }
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this

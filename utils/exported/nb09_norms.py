@@ -183,7 +183,7 @@ def rms_norm_looped_kernel(
     x_ptr,
     weight_ptr,
     out_ptr,
-    n_cols,
+    N_COLS: tl.constexpr,  # compiled for each width, as torch.compile does: the loops' trip counts are known
     x_row_stride,
     x_col_stride,
     out_row_stride,
@@ -194,15 +194,15 @@ def rms_norm_looped_kernel(
     row = tl.program_id(0)
     x_row, out_row = x_ptr + row * x_row_stride, out_ptr + row * out_row_stride
     squares = tl.zeros((BLOCK_SIZE,), tl.float32)  # pass 1: each lane's sum of squares
-    for start in range(0, n_cols, BLOCK_SIZE):
+    for start in range(0, N_COLS, BLOCK_SIZE):
         cols = start + tl.arange(0, BLOCK_SIZE)
         # evict_last: ask the L2 cache to keep these bytes, which pass 2 reads again
-        x = tl.load(x_row + cols * x_col_stride, mask=cols < n_cols, other=0.0, eviction_policy="evict_last")
+        x = tl.load(x_row + cols * x_col_stride, mask=cols < N_COLS, other=0.0, eviction_policy="evict_last")
         squares += x.to(tl.float32) * x.to(tl.float32)
-    rstd = tl.rsqrt(tl.sum(squares, axis=0) / n_cols + eps)
-    for start in range(0, n_cols, BLOCK_SIZE):  # pass 2: scale and store
+    rstd = tl.rsqrt(tl.sum(squares, axis=0) / N_COLS + eps)
+    for start in range(0, N_COLS, BLOCK_SIZE):  # pass 2: scale and store
         cols = start + tl.arange(0, BLOCK_SIZE)
-        mask = cols < n_cols
+        mask = cols < N_COLS
         # evict_first: this is the bytes' last read
         x = tl.load(x_row + cols * x_col_stride, mask=mask, other=0.0, eviction_policy="evict_first")
         weight = tl.load(weight_ptr + cols, mask=mask, other=0.0).to(tl.float32)
@@ -216,7 +216,7 @@ def layer_norm_looped_kernel(
     weight_ptr,
     bias_ptr,
     out_ptr,
-    n_cols,
+    N_COLS: tl.constexpr,
     x_row_stride,
     x_col_stride,
     out_row_stride,
@@ -226,26 +226,29 @@ def layer_norm_looped_kernel(
 ):
     row = tl.program_id(0)
     x_row, out_row = x_ptr + row * x_row_stride, out_ptr + row * out_row_stride
-    # The shift: the mean of the row's first tile, near the row's mean, so that the sums below of x - shift
-    # stay small and E[d^2] - E[d]^2 does not cancel as E[x^2] - E[x]^2 would (notebook 06)
+    # Pass 1 starts with the row's first tile. Its mean is the shift s: near the row's mean, so that the sums
+    # of d = x - s stay small and E[d^2] - E[d]^2 does not cancel as E[x^2] - E[x]^2 would (notebook 06)
     cols = tl.arange(0, BLOCK_SIZE)
-    first = tl.load(x_row + cols * x_col_stride, mask=cols < n_cols, other=0.0).to(tl.float32)
-    shift = tl.sum(first, axis=0) / tl.minimum(n_cols, BLOCK_SIZE)
-    sums = tl.zeros((BLOCK_SIZE,), tl.float32)  # pass 1: each lane's sums of d = x - shift and of d^2
-    squares = tl.zeros((BLOCK_SIZE,), tl.float32)
-    for start in range(0, n_cols, BLOCK_SIZE):
+    mask = cols < N_COLS
+    x = tl.load(x_row + cols * x_col_stride, mask=mask, other=0.0, eviction_policy="evict_last").to(
+        tl.float32
+    )
+    shift = tl.sum(x, axis=0) / tl.minimum(N_COLS, BLOCK_SIZE)
+    sums = tl.where(mask, x - shift, 0.0)  # each lane's sums of d and of d^2; a masked lane would give -shift
+    squares = sums * sums
+    for start in range(BLOCK_SIZE, N_COLS, BLOCK_SIZE):  # the rest of the row, if any
         cols = start + tl.arange(0, BLOCK_SIZE)
-        mask = cols < n_cols
+        mask = cols < N_COLS
         x = tl.load(x_row + cols * x_col_stride, mask=mask, other=0.0, eviction_policy="evict_last")
-        d = tl.where(mask, x.to(tl.float32) - shift, 0.0)  # a masked lane would give -shift
+        d = tl.where(mask, x.to(tl.float32) - shift, 0.0)
         sums += d
         squares += d * d
-    mean_d = tl.sum(sums, axis=0) / n_cols
-    rstd = tl.rsqrt(tl.sum(squares, axis=0) / n_cols - mean_d * mean_d + eps)
+    mean_d = tl.sum(sums, axis=0) / N_COLS
+    rstd = tl.rsqrt(tl.sum(squares, axis=0) / N_COLS - mean_d * mean_d + eps)
     mean = shift + mean_d
-    for start in range(0, n_cols, BLOCK_SIZE):  # pass 2: normalise, scale, shift and store
+    for start in range(0, N_COLS, BLOCK_SIZE):  # pass 2: normalise, scale, shift and store
         cols = start + tl.arange(0, BLOCK_SIZE)
-        mask = cols < n_cols
+        mask = cols < N_COLS
         x = tl.load(x_row + cols * x_col_stride, mask=mask, other=0.0, eviction_policy="evict_first")
         weight = tl.load(weight_ptr + cols, mask=mask, other=0.0).to(tl.float32)
         bias = tl.load(bias_ptr + cols, mask=mask, other=0.0).to(tl.float32)
@@ -279,7 +282,7 @@ ROW_CONFIGS = [
 ]
 LOOPED_CONFIGS = [
     triton.Config({"BLOCK_SIZE": block}, num_warps=warps)
-    for block, warps in ((1024, 4), (2048, 8), (4096, 8), (4096, 16), (8192, 16), (8192, 32))
+    for block, warps in ((1024, 4), (2048, 8), (2048, 16), (4096, 8), (4096, 16), (8192, 16), (8192, 32))
 ]
 
 
@@ -303,7 +306,7 @@ def tiles_that_fit(configs, named_args, **kwargs):
 
 def chunks_that_fit(configs, named_args, **kwargs):
     """Looped configs whose tile is no wider than the row (rounded up to a power of two)."""
-    block = triton.next_power_of_2(named_args["n_cols"])
+    block = triton.next_power_of_2(named_args["N_COLS"])
     return [c for c in configs if c.kwargs["BLOCK_SIZE"] <= block] or configs[:1]
 
 
@@ -318,11 +321,11 @@ if course.on_gpu:
             layer_norm_kernel
         ),
     }
-    LOOPED = {  # the looped kernels have no n_rows argument (one program per row): n_cols is their key
-        "rms_norm": triton.autotune(LOOPED_CONFIGS, key=["n_cols"], prune_configs_by=LOOPED_PRUNE)(
+    LOOPED = {  # the looped kernels have no n_rows argument (one program per row): the width is their key
+        "rms_norm": triton.autotune(LOOPED_CONFIGS, key=["N_COLS"], prune_configs_by=LOOPED_PRUNE)(
             rms_norm_looped_kernel
         ),
-        "layer_norm": triton.autotune(LOOPED_CONFIGS, key=["n_cols"], prune_configs_by=LOOPED_PRUNE)(
+        "layer_norm": triton.autotune(LOOPED_CONFIGS, key=["N_COLS"], prune_configs_by=LOOPED_PRUNE)(
             layer_norm_looped_kernel
         ),
     }
