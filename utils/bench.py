@@ -199,7 +199,7 @@ def gpu_operations(fn) -> int:
     torch.profiler: what an eager composite of torch calls costs in launches, beside a fused kernel's one."""
     with warnings.catch_warnings():
         # torch 2.11 warns, on reading the events, that a profiler keeps one cycle's: one is all we record
-        warnings.filterwarnings("ignore", message="Profiler clears events")
+        warnings.filterwarnings("ignore", message=".*Profiler clears events")
         with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as profile:
             fn()
             torch.cuda.synchronize()

@@ -230,11 +230,11 @@ def layer_norm_looped_kernel(
     # of d = x - s stay small and E[d^2] - E[d]^2 does not cancel as E[x^2] - E[x]^2 would (notebook 06)
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < N_COLS
-    x = tl.load(x_row + cols * x_col_stride, mask=mask, other=0.0, eviction_policy="evict_last").to(
-        tl.float32
-    )
-    shift = tl.sum(x, axis=0) / tl.minimum(N_COLS, BLOCK_SIZE)
-    sums = tl.where(mask, x - shift, 0.0)  # each lane's sums of d and of d^2; a masked lane would give -shift
+    first = tl.load(x_row + cols * x_col_stride, mask=mask, other=0.0, eviction_policy="evict_last")
+    first = first.to(tl.float32)  # a name of its own: the loop's x keeps x's dtype
+    shift = tl.sum(first, axis=0) / tl.minimum(N_COLS, BLOCK_SIZE)
+    # each lane's sums of d and of d^2, started by the first tile; a masked lane would give -shift
+    sums = tl.where(mask, first - shift, 0.0)
     squares = sums * sums
     for start in range(BLOCK_SIZE, N_COLS, BLOCK_SIZE):  # the rest of the row, if any
         cols = start + tl.arange(0, BLOCK_SIZE)
