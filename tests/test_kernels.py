@@ -129,3 +129,20 @@ def test_every_autotune_key_names_arguments_of_its_kernel(path):
         arguments = getattr(module, match["kernel"]).arg_names
         unknown = [name for name in names if name not in arguments]
         assert not unknown, f"{path.stem}: {match['kernel']}'s key names {unknown}, not among {arguments}"
+
+
+def test_kernels_that_take_float16_inputs_are_compiled_with_them_too(tmp_path):
+    """09's looped LayerNorm once compiled with float32 pointers and in the interpreter, and failed on the
+    GPU with float16 x (a loop-carried variable changed dtype): notebooks whose batteries hold float16
+    cases are compiled with float16 x as well."""
+    functions = {(f.notebook, f.name): f for f in kernels.jit_functions() if f.is_kernel}
+    norms = kernels.kernel_module("09_norms", tmp_path)
+    looped = kernels._signatures(
+        functions["09_norms", "layer_norm_looped_kernel"], norms.layer_norm_looped_kernel
+    )
+    assert looped["float16 x"]["x_ptr"] == "*fp16" and looped["float32"]["x_ptr"] == "*fp32"
+    numerics = kernels.kernel_module("06_numerics", tmp_path)  # float32 input only: one signature
+    scaled = kernels._signatures(
+        functions["06_numerics", "scaled_partials_kernel"], numerics.scaled_partials_kernel
+    )
+    assert list(scaled) == ["float32"]

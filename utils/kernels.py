@@ -249,21 +249,43 @@ def kernel_module(notebook: str, folder: Path) -> types.ModuleType:
     return _import_file(f"course_jit_{notebook}", path)
 
 
+# Notebooks whose kernels take float16 x (their checkers' batteries hold float16 cases): each of their
+# kernels with an `x_ptr` is compiled again with x and out as float16 pointers. The interpreter accepts
+# what the GPU's compiler refuses there, such as a loop-carried variable loaded as float32 before its loop
+# and as float16 in it (notebook 09's looped LayerNorm met that only on the H200).
+HALF_INPUTS = {"05_row_sum", "08_softmax", "09_norms"}
+
+
+def _signatures(function: JitFunction, kernel) -> dict[str, dict[str, str]]:
+    """The signatures to compile `kernel` with, by name: the course's (float32 pointers), and for a kernel
+    of HALF_INPUTS with an `x_ptr`, the same with x_ptr and out_ptr float16."""
+    from utils.compiled import course_signature
+
+    signature = course_signature(kernel)
+    signatures = {"float32": signature}
+    if function.notebook in HALF_INPUTS and "x_ptr" in signature:
+        half = {"x_ptr": "*fp16", "out_ptr": "*fp16"}
+        signatures["float16 x"] = {name: half.get(name, kind) for name, kind in signature.items()}
+    return signatures
+
+
 def _compile(function: JitFunction, kernel, arch: int) -> str | None:
-    """The first failing constexpr choice's error when compiling `kernel` for `arch`, else None."""
-    from utils.compiled import compile_for, course_signature
+    """The first failing (signature, constexpr choice)'s error when compiling `kernel` for `arch`, else
+    None."""
+    from utils.compiled import compile_for
 
     missing = [c for c in function.constexprs if c not in EXAMPLE_CONSTEXPRS]
     if missing:
         return f"no example values for constexpr {missing} in EXAMPLE_CONSTEXPRS"
     choices = [[(c, v) for v in EXAMPLE_CONSTEXPRS[c]] for c in function.constexprs]
-    for constexprs in itertools.product(*choices):
-        try:
-            compile_for(kernel, course_signature(kernel), dict(constexprs), arch=arch, num_warps=4)
-        except Exception as error:  # reported under the kernel's name, with the choice that failed
-            text = str(error).strip()
-            last = text.splitlines()[-1] if text else type(error).__name__
-            return f"{dict(constexprs)}: {type(error).__name__}: {last}"
+    for name, signature in _signatures(function, kernel).items():
+        for constexprs in itertools.product(*choices):
+            try:
+                compile_for(kernel, signature, dict(constexprs), arch=arch, num_warps=4)
+            except Exception as error:  # reported under the kernel's name, with the choice that failed
+                text = str(error).strip()
+                last = text.splitlines()[-1] if text else type(error).__name__
+                return f"{name}, {dict(constexprs)}: {type(error).__name__}: {last}"
     return None
 
 
