@@ -8,10 +8,14 @@ from utils.bench import (
     copy_gbps,
     gbps,
     gbps_back_to_back,
+    goal_line,
     plot_gbps,
     plot_roofline,
     print_table,
     recorded_gbps,
+    run_variation,
+    standing,
+    verdict,
 )
 
 matplotlib.use("Agg")
@@ -119,3 +123,40 @@ def test_rounds_read_as_gbps_give_the_median_then_the_slowest_and_fastest():
     runs = Runs((2.0, 1.0, 4.0))  # µs per call; 4,000 bytes a call
     assert runs.gbps(4000) == "2 (1-4)"
     assert Runs((1.0,)).gbps(2**20) == "1,049 (1,049-1,049)"  # thousands separated
+
+
+def test_verdict_takes_the_first_band_the_value_is_under():
+    bands = [(0.1, "nearly all"), (0.5, "part")]
+    assert [verdict(v, bands, "most") for v in (0.05, 0.1, 0.3, 0.5, 2.0)] == [
+        "nearly all",
+        "part",
+        "part",
+        "most",
+        "most",
+    ]
+    with pytest.raises(ValueError, match="lowest limit up"):
+        verdict(0.3, [(0.5, "part"), (0.1, "nearly all")], "most")
+
+
+def test_standing_widens_its_level_band_to_the_run_variation():
+    assert [standing(r) for r in (0.985, 0.995, 1.0, 1.005, 1.02)] == [
+        "behind",
+        "level",
+        "level",
+        "level",
+        "ahead",
+    ]
+    assert standing(0.985, band=0.02) == "level"
+    assert standing(1.015, band=0.02) == "level"
+
+
+def test_goal_line_tells_a_miss_from_the_run_variation():
+    assert goal_line("g", {}, 0.015) == "goal (g): met"
+    within = goal_line("g", {"a: 0.988x": 0.988}, 0.015)
+    assert within.startswith("goal (g): met within the run's variation (1.5%)") and "a: 0.988x" in within
+    missed = goal_line("g", {"a: 0.95x": 0.95, "b: 0.99x": 0.99}, 0.015)
+    assert missed.startswith("goal (g): not met: a: 0.95x;") and missed.endswith("(1.5%): b: 0.99x")
+
+
+def test_run_variation_is_the_spread_of_a_rate_that_should_not_move():
+    assert run_variation([4000.0, 4060.0, 4020.0]) == pytest.approx(0.015)

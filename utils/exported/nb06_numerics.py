@@ -29,6 +29,7 @@ from utils.bench import (
     gpu_operations,
     print_table,
     repeated_us,
+    verdict,
     versions,
 )
 from utils.check import ExerciseFailed, check

@@ -24,12 +24,17 @@ import triton
 import triton.language as tl
 
 from utils.bench import (
+    LEVEL_BAND,
     NO_GPU_NOTE,
     compare,
     compiled_for_one_shape,
+    dtype_name,
     gbps,
+    goal_line,
     print_table,
     repeated_us,
+    run_variation,
+    standing,
     versions,
 )
 from utils.check import check
