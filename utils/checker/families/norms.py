@@ -85,7 +85,7 @@ def _norm_cases(large: bool) -> list[Case]:
         (20, 700, "mixed", f16, "sliced"),
         (2, 16384, "4 to 6", f16, "contiguous"),  # a float16 sum of these (or of their squares) is inf
         (6, 300, "a row of zeros, a row near 1e-3", f32, "contiguous"),
-        (16, 300, "mean 3000", f32, "contiguous"),  # E[x^2] - E[x]^2 cancels in float32
+        (16, 3000, "mean 3000", f32, "contiguous"),  # E[x^2] - E[x]^2 cancels in float32; wider than 1024
         (2, 4099, "mixed", f32, "sliced"),  # just over a tile of 4096
     ]
     if large:
