@@ -8,15 +8,12 @@ from utils.bench import (
     copy_gbps,
     gbps,
     gbps_back_to_back,
-    goal_line,
     plot_gbps,
     plot_roofline,
     print_table,
     recorded_gbps,
-    run_variation,
-    standing,
-    verdict,
 )
+from utils.verdicts import goal_line, run_variation, standing, verdict
 
 matplotlib.use("Agg")
 

@@ -29,13 +29,13 @@ from utils.bench import (
     gpu_operations,
     print_table,
     repeated_us,
-    verdict,
     versions,
 )
 from utils.check import ExerciseFailed, check
 from utils.compiled import compile_kernel, lines
 from utils.diagrams import lane_diagram
 from utils.exported import nb04_l2_norm as norm04  # notebook 04's exported cells, as a module
+from utils.verdicts import verdict
 
 
 # --- cell 'scaled-kernels'

@@ -24,22 +24,20 @@ import triton
 import triton.language as tl
 
 from utils.bench import (
-    LEVEL_BAND,
     NO_GPU_NOTE,
     compare,
     compiled_for_one_shape,
     dtype_name,
     gbps,
-    goal_line,
     print_table,
     repeated_us,
-    run_variation,
-    standing,
     versions,
 )
 from utils.check import check
 from utils.compiled import compile_kernel, lines
 from utils.diagrams import lane_diagram, row_tile_diagram
+from utils.occupancy import programs_per_sm
+from utils.verdicts import LEVEL_BAND, goal_line, run_variation, standing
 
 
 # --- cell 'kernel-code'
