@@ -157,3 +157,16 @@ def test_goal_line_tells_a_miss_from_the_run_variation():
 
 def test_run_variation_is_the_spread_of_a_rate_that_should_not_move():
     assert run_variation([4000.0, 4060.0, 4020.0]) == pytest.approx(0.015)
+
+
+def test_a_difference_needs_rounds_apart_and_with_a_band_medians_further_apart_than_it():
+    from utils.bench import Runs, compare, difference
+
+    fast, slow = Runs((1.00, 1.01, 1.02)), Runs((1.03, 1.04, 1.05))  # µs: apart in every round, 3% apart
+    assert difference(fast, slow) == "faster" and difference(slow, fast) == "slower"
+    assert difference(fast, slow, band=0.05) == "level"  # 3% is inside a 5% band
+    overlapping = Runs((0.99, 1.02, 1.06))
+    assert difference(fast, overlapping) == "level" == difference(overlapping, fast)
+    assert compare("a", fast, "b", slow).startswith("a is faster, 1.03x b's speed")
+    assert compare("a", fast, "b", slow, band=0.05) == "a and b are level: 1.030x, within 5%"
+    assert compare("a", fast, "b", overlapping) == "a and b are level within the run's variation"

@@ -25,6 +25,7 @@ from utils.bench import (
     compare,
     compiled_for_one_shape,
     copy_gbps,
+    difference,
     gbps,
     gpu_operations,
     print_table,
@@ -35,7 +36,7 @@ from utils.check import ExerciseFailed, check
 from utils.compiled import compile_kernel, lines
 from utils.diagrams import lane_diagram
 from utils.exported import nb04_l2_norm as norm04  # notebook 04's exported cells, as a module
-from utils.verdicts import verdict
+from utils.verdicts import LEVEL_BAND, verdict
 
 
 # --- cell 'scaled-kernels'
