@@ -18,6 +18,7 @@ TRAIT_WORDS = {
     "fp16": "in float16",
     "strided": "on a strided or transposed view",
     "all_neg_inf": "with a row of -inf",
+    "neg_inf_run": "whose rows start with a run of -inf",
 }
 
 

@@ -1,0 +1,132 @@
+"""Submissions for `softmax_split(x, out)`: softmax's contract, each row split into chunks of columns, one
+program per (row, chunk), in two launches: each program reduces its chunk to a (max, sum) pair, then each
+program combines its row's pairs into (M, S) and writes its chunk as exp(x - M) / S. The wrong ones are
+these kernels with one mistake each, chosen by the constexpr MISTAKE."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def chunk_pair_kernel(
+    x_ptr,
+    max_ptr,
+    sum_ptr,
+    n_cols,
+    chunk_cols,
+    n_chunks,
+    sx_row,
+    sx_col,
+    BLOCK: tl.constexpr,
+    MISTAKE: tl.constexpr,
+):
+    # Program (row, chunk): a running max m and a sum s rescaled as m grows, over its chunk's tiles
+    row, chunk = tl.program_id(0), tl.program_id(1)
+    start = chunk * chunk_cols
+    if MISTAKE == "overlap":  # each chunk also sums the next chunk's first column
+        end = tl.minimum(start + chunk_cols + 1, n_cols)
+    elif MISTAKE == "skip":  # each chunk leaves out its last column
+        end = tl.minimum(start + chunk_cols - 1, n_cols)
+    else:
+        end = tl.minimum(start + chunk_cols, n_cols)
+    other = 0.0 if MISTAKE == "other=0.0" else float("-inf")
+    m = float("-inf")
+    s = 0.0
+    for tile in range(start, end, BLOCK):
+        cols = tile + tl.arange(0, BLOCK)
+        row_start = 0 if MISTAKE == "no row offset" else row * sx_row
+        x = tl.load(x_ptr + row_start + cols * sx_col, mask=cols < end, other=other).to(tl.float32)
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        if MISTAKE == "unguarded":
+            shift = m_new
+        else:
+            shift = tl.where(m_new == float("-inf"), 0.0, m_new)  # only -inf so far: shift by 0
+        s = s * tl.exp(m - shift) + tl.sum(tl.exp(x - shift), axis=0)
+        m = m_new
+    tl.store(max_ptr + row * n_chunks + chunk, m)
+    tl.store(sum_ptr + row * n_chunks + chunk, s)
+
+
+@triton.jit
+def chunk_normalise_kernel(
+    x_ptr,
+    out_ptr,
+    max_ptr,
+    sum_ptr,
+    n_cols,
+    chunk_cols,
+    n_chunks,
+    sx_row,
+    sx_col,
+    so_row,
+    so_col,
+    BLOCK: tl.constexpr,
+    PAIRS: tl.constexpr,
+    MISTAKE: tl.constexpr,
+):
+    # Program (row, chunk): the row's pairs combined into (M, S), then its chunk written
+    row, chunk = tl.program_id(0), tl.program_id(1)
+    j = tl.arange(0, PAIRS)
+    m_j = tl.load(max_ptr + row * n_chunks + j, mask=j < n_chunks, other=float("-inf"))
+    s_j = tl.load(sum_ptr + row * n_chunks + j, mask=j < n_chunks, other=0.0)
+    if MISTAKE == "alone":  # this chunk's own pair, not the row's
+        m_row = tl.load(max_ptr + row * n_chunks + chunk)
+        total = tl.load(sum_ptr + row * n_chunks + chunk)
+    else:
+        m_row = tl.max(m_j, axis=0)
+        if MISTAKE == "not rescaled":
+            total = tl.sum(s_j, axis=0)
+        else:
+            weights = tl.where(m_j == float("-inf"), 0.0, tl.exp(m_j - m_row))  # a pair (-inf, 0) adds 0
+            total = tl.sum(s_j * weights, axis=0)
+    shift = tl.where(m_row == float("-inf"), 0.0, m_row)
+    scale = tl.where(total > 0, 1.0 / total, 0.0)  # a row of -inf: zeros, the contract
+    start = chunk * chunk_cols
+    end = tl.minimum(start + chunk_cols - (1 if MISTAKE == "skip" else 0), n_cols)
+    for tile in range(start, end, BLOCK):
+        cols = tile + tl.arange(0, BLOCK)
+        mask = cols < end
+        row_start = 0 if MISTAKE == "no row offset" else row * sx_row
+        x = tl.load(x_ptr + row_start + cols * sx_col, mask=mask, other=float("-inf")).to(tl.float32)
+        p = tl.exp(x - shift) if MISTAKE == "no division" else tl.exp(x - shift) * scale
+        tl.store(out_ptr + row * so_row + cols * so_col, p.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def _split(mistake="", chunk_cols=None, chunks=None, block=256, n_cols_as_stride=False):
+    """A two-launch split softmax; chunks of `chunk_cols` columns, or the row cut into `chunks` parts."""
+
+    def launch(x, out):
+        n_rows, n_cols = x.shape
+        width = chunk_cols or triton.cdiv(n_cols, chunks)
+        n_chunks = triton.cdiv(n_cols, width)
+        maxima = torch.empty((n_rows, n_chunks), dtype=torch.float32, device=x.device)
+        sums = torch.empty_like(maxima)
+        x_strides = (n_cols, 1) if n_cols_as_stride else x.stride()  # the wrong one: a contiguous row
+        strides = (n_cols, width, n_chunks, *x_strides)
+        chunk_pair_kernel[(n_rows, n_chunks)](x, maxima, sums, *strides, BLOCK=block, MISTAKE=mistake)
+        pairs = triton.next_power_of_2(n_chunks)
+        chunk_normalise_kernel[(n_rows, n_chunks)](
+            x, out, maxima, sums, *strides, *out.stride(), BLOCK=block, PAIRS=pairs, MISTAKE=mistake
+        )
+
+    what = mistake.replace(" ", "_").replace("=", "_").replace(".", "") if mistake else None
+    shape = f"chunks_of_{chunk_cols}" if chunk_cols else f"{chunks}_chunks"
+    launch.__name__ = "softmax_split_" + (what or shape) + ("_n_cols_as_stride" if n_cols_as_stride else "")
+    return launch
+
+
+CORRECT = [_split(chunk_cols=1024), _split(chunk_cols=4096, block=1024), _split(chunks=3, block=128)]
+
+WRONG = [
+    (_split("not rescaled", chunk_cols=1024), "split_sum_not_rescaled"),
+    (_split("alone", chunk_cols=1024), "chunk_normalised_alone"),
+    (_split("unguarded", chunk_cols=1024), "neg_inf_chunk"),
+    (_split("other=0.0", chunk_cols=1024), "masked_lanes_in_sum"),
+    (_split("no row offset", chunk_cols=1024), "missing_row_offset"),
+    (_split("no division", chunk_cols=1024), "not_normalised"),
+    (_split(chunk_cols=1024, n_cols_as_stride=True), "ignores_strides"),
+    # every chunk sums one column more or one fewer than it writes: no prediction names it
+    (_split("overlap", chunk_cols=1024), "wrong_values"),
+    (_split("skip", chunk_cols=1024), "wrong_values"),
+]

@@ -1,0 +1,120 @@
+"""The split softmax (notebook 08's long rows; issue 30): softmax's contract, with each long row split across
+programs. Each program reduces its chunk of the row to a (max, sum) pair; the row's pairs are combined into
+its maximum M and sum S (notebook 06's merge); each chunk is written as exp(x - M) / S.
+
+The mistakes are the online softmax's, and the split's own: the chunks' sums added without weighing each by
+exp(m_j - M), each chunk normalised by its own pair, and a chunk whose entries are all -inf (its maximum
+-inf, so exp(-inf - (-inf)) = NaN) inside a row that has values. Chunks that overlap or leave a column out
+match no prediction; utils.checker.describe reports where their errors fall. Predictions are made for
+chunks of a power of two in width, and for a row cut into k nearly equal chunks (k = 2 to 8).
+
+The battery is the online softmax's, with two long rows whose maxima move along the row (every chunk's
+maximum differs) and rows that start with a run of -inf longer than most chunks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import torch
+
+from utils.checker.data import values
+from utils.checker.families.softmax import (
+    _WORDS,
+    GUARDS,
+    NEG_INF,
+    ONLINE_MESSAGES,
+    _divided,
+    _guarded_shift,
+    _online_cases,
+    _online_predictions,
+    _waves,
+)
+from utils.checker.families.softmax import (
+    EXERCISES as SOFTMAX_EXERCISES,
+)
+from utils.checker.model import Case, mistakes
+from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict
+
+SPLIT_MESSAGES = {
+    **ONLINE_MESSAGES,
+    "split_sum_not_rescaled": "only rows longer than one chunk fail: the chunks' sums of exponentials "
+    "were added as they were, but each was taken against its own chunk's maximum m_j. Weigh each by "
+    "exp(m_j - M), M the row's maximum, before adding: S = sum over chunks of s_j * exp(m_j - M) "
+    "(notebook 06's merge of (max, sum) pairs).",
+    "chunk_normalised_alone": "only rows longer than one chunk fail, and each of their chunks came out as "
+    "a softmax of its own (its values sum to 1): every chunk was normalised by its own (max, sum). "
+    "Combine the row's pairs into its (M, S) first, then write exp(x - M) / S in every chunk.",
+    "neg_inf_chunk": "only the rows that start with a run of -inf longer than a chunk fail: such a chunk's "
+    "maximum is -inf, and exp(-inf - (-inf)) is NaN, which the row's sum takes on (and a guarded "
+    "division turns into zeros). Shift a chunk whose maximum is -inf by 0, so that its sum is 0; its "
+    "pair (-inf, 0) then weighs exp(-inf - M) = 0 in the row's sum.",
+}
+
+
+def _chunks(x: torch.Tensor, width: int) -> torch.Tensor:
+    """x (rows, cols) as (rows, chunks, width), the last chunk padded with -inf."""
+    rows, cols = x.shape
+    return torch.cat([x, x.new_full((rows, -cols % width), NEG_INF)], dim=1).view(rows, -1, width)
+
+
+def _split_layouts(cols: int) -> dict[str, int]:
+    """The chunk widths a split row is likely cut at, by name: a power of two narrower than the row, or
+    the row cut into k nearly equal chunks (k = 2 to 8), cdiv(cols, k) columns each."""
+    layouts = {f"chunks of {w}": w for w in POWERS_OF_TWO if 16 <= w < cols}
+    for k in range(2, 9):
+        width = -(-cols // k)
+        if width < cols:
+            layouts.setdefault(f"{k} chunks of {width}", width)
+    return layouts
+
+
+def _split_predictions(case: Case, on_gpu: bool) -> Predictions:
+    """The online softmax's predictions, and for each chunk layout: the chunks' sums added without
+    rescaling, and each chunk normalised by its own (max, sum); in float32, as a kernel computes them."""
+    out = _online_predictions(case, on_gpu)
+    x = case.inputs[0].float()
+    rows, cols = x.shape
+    row_shift = _guarded_shift(x.max(dim=1, keepdim=True).values)
+    e_row = torch.exp(x - row_shift)
+    for layout, width in _split_layouts(cols).items():
+        chunks = _chunks(x, width)
+        shift = _guarded_shift(chunks.max(dim=2, keepdim=True).values)
+        e = torch.exp(chunks - shift)
+        sums = e.sum(dim=2, keepdim=True)
+        for guarded, guard in GUARDS.items():
+            added = _divided(e_row, sums.sum(dim=1), guarded)
+            predict(out, "split_sum_not_rescaled", (layout, guard), added)
+            alone = _divided(e, sums, guarded).reshape(rows, -1)[:, :cols]
+            predict(out, "chunk_normalised_alone", (layout, guard), alone)
+    return out
+
+
+def _split_cases(large: bool) -> list[Case]:
+    """The online softmax's battery, and rows split in many chunks: few long rows whose maxima move along
+    the row, and rows that start with a run of -inf longer than most chunks, then values."""
+    cases = _online_cases(large)
+    cases.append(Case("2x20001 float32 rising and falling, contiguous", (_waves(2, 20001, 897),), (2, 20001)))
+    x = values(3 * 9000, "mixed", 896).view(3, 9000)
+    x[:, :5000] = NEG_INF
+    name = "3x9000 float32 -inf for 5000 columns, then values, contiguous"
+    cases.append(Case(name, (x,), (3, 9000), traits=frozenset({"neg_inf_run"})))
+    return cases
+
+
+EXERCISES = [
+    replace(
+        SOFTMAX_EXERCISES[0],
+        id="softmax_split",
+        description="softmax with each long row split across programs: each program reduces its chunk "
+        "of the row to a (max, sum) pair, the row's pairs are combined into its maximum M and sum S, and "
+        "each chunk is written as exp(x - M) / S",
+        hint='start from "A row split across programs"; watch the combine (each chunk\'s sum was taken '
+        "against its own maximum), the chunk boundaries (every column in exactly one chunk), and a chunk "
+        "of -inf only.",
+        cases=_split_cases,
+        predictions=_split_predictions,
+        mistakes=mistakes(SPLIT_MESSAGES, **_WORDS),
+        trait_mistakes={**SOFTMAX_EXERCISES[0].trait_mistakes, "neg_inf_run": "neg_inf_chunk"},
+    )
+]
