@@ -1,0 +1,175 @@
+"""Submissions for `softmax_backward(y, dy, dx)`: dx = y * (dy - sum(dy * y)) per row. The right ones hold a
+row in one tile, walk it in tiles twice, or take a tile of rows; the wrong ones are the one-row kernel with
+one mistake each, chosen by the constexpr MISTAKE."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_kernel(
+    y_ptr,
+    dy_ptr,
+    dx_ptr,
+    n_cols,
+    sy_row,
+    sy_col,
+    sd_row,
+    sd_col,
+    so_row,
+    so_col,
+    BLOCK: tl.constexpr,
+    MISTAKE: tl.constexpr,
+):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    row_y = 0 if MISTAKE == "no row offset" else row * sy_row
+    row_dy = 0 if MISTAKE == "no row offset" else row * sd_row
+    y = tl.load(y_ptr + row_y + cols * sy_col, mask=mask, other=0.0)
+    dy = tl.load(dy_ptr + row_dy + cols * sd_col, mask=mask, other=0.0)
+    y, dy = y.to(tl.float32), dy.to(tl.float32)
+    if MISTAKE == "sum of dy":
+        s = tl.sum(dy, axis=0)
+    elif MISTAKE == "mean, not sum":
+        s = tl.sum(dy * y, axis=0) / n_cols
+    else:
+        s = tl.sum(dy * y, axis=0)
+    if MISTAKE == "no y factor":
+        dx = dy - s
+    elif MISTAKE == "parentheses":  # y * dy - s: the product taken before the difference
+        dx = y * dy - s
+    elif MISTAKE == "sign":
+        dx = y * (s - dy)
+    else:
+        dx = y * (dy - s)
+    tl.store(dx_ptr + row * so_row + cols * so_col, dx.to(dx_ptr.dtype.element_ty), mask=mask)
+
+
+def _row(mistake="", n_cols_as_stride=False):
+    def launch(y, dy, dx):
+        n_rows, n_cols = y.shape
+        if n_cols_as_stride:  # the wrong strides: every tensor taken as contiguous rows
+            strides = (n_cols, 1) * 3
+        else:
+            strides = (*y.stride(), *dy.stride(), *dx.stride())
+        block = triton.next_power_of_2(n_cols)
+        row_kernel[(n_rows,)](y, dy, dx, n_cols, *strides, BLOCK=block, MISTAKE=mistake)
+
+    launch.__name__ = "softmax_backward_row" + (f"_{mistake.replace(' ', '_')}" if mistake else "")
+    launch.__name__ += "_n_cols_as_stride" if n_cols_as_stride else ""
+    return launch
+
+
+@triton.jit
+def looped_kernel(
+    y_ptr, dy_ptr, dx_ptr, n_cols, sy_row, sy_col, sd_row, sd_col, so_row, so_col, BLOCK: tl.constexpr
+):
+    # The row in tiles: each lane's sum of dy * y through the row, reduced once, then a second pass
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        y = tl.load(y_ptr + row * sy_row + cols * sy_col, mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + row * sd_row + cols * sd_col, mask=mask, other=0.0).to(tl.float32)
+        acc += dy * y
+    s = tl.sum(acc, axis=0)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        y = tl.load(y_ptr + row * sy_row + cols * sy_col, mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + row * sd_row + cols * sd_col, mask=mask, other=0.0).to(tl.float32)
+        tl.store(dx_ptr + row * so_row + cols * so_col, (y * (dy - s)).to(dx_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def last_tile_kernel(
+    y_ptr, dy_ptr, dx_ptr, n_cols, sy_row, sy_col, sd_row, sd_col, so_row, so_col, BLOCK: tl.constexpr
+):
+    # The looped form with its sum started again at every tile: the second pass uses the last tile's sum
+    row = tl.program_id(0)
+    s = 0.0
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        y = tl.load(y_ptr + row * sy_row + cols * sy_col, mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + row * sd_row + cols * sd_col, mask=mask, other=0.0).to(tl.float32)
+        s = tl.sum(dy * y, axis=0)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        y = tl.load(y_ptr + row * sy_row + cols * sy_col, mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + row * sd_row + cols * sd_col, mask=mask, other=0.0).to(tl.float32)
+        tl.store(dx_ptr + row * so_row + cols * so_col, (y * (dy - s)).to(dx_ptr.dtype.element_ty), mask=mask)
+
+
+def softmax_backward_last_tile_sum(y, dy, dx):
+    n_rows, n_cols = y.shape
+    last_tile_kernel[(n_rows,)](y, dy, dx, n_cols, *y.stride(), *dy.stride(), *dx.stride(), BLOCK=256)
+
+
+def softmax_backward_looped(y, dy, dx):
+    n_rows, n_cols = y.shape
+    looped_kernel[(n_rows,)](y, dy, dx, n_cols, *y.stride(), *dy.stride(), *dx.stride(), BLOCK=256)
+
+
+@triton.jit
+def rows_kernel(
+    y_ptr,
+    dy_ptr,
+    dx_ptr,
+    n_rows,
+    n_cols,
+    sy_row,
+    sy_col,
+    sd_row,
+    sd_col,
+    so_row,
+    so_col,
+    ROWS: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
+    # A (ROWS, BLOCK) tile of whole rows, reduced along axis=1
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    cols = tl.arange(0, BLOCK)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    y = tl.load(y_ptr + rows[:, None] * sy_row + cols[None, :] * sy_col, mask=mask, other=0.0).to(tl.float32)
+    dy = tl.load(dy_ptr + rows[:, None] * sd_row + cols[None, :] * sd_col, mask=mask, other=0.0).to(
+        tl.float32
+    )
+    s = tl.sum(dy * y, axis=1)
+    dx = y * (dy - s[:, None])
+    tl.store(
+        dx_ptr + rows[:, None] * so_row + cols[None, :] * so_col, dx.to(dx_ptr.dtype.element_ty), mask=mask
+    )
+
+
+def softmax_backward_rows(y, dy, dx):
+    n_rows, n_cols = y.shape
+    rows = 4
+    grid = (triton.cdiv(n_rows, rows),)
+    strides = (*y.stride(), *dy.stride(), *dx.stride())
+    rows_kernel[grid](y, dy, dx, n_rows, n_cols, *strides, ROWS=rows, BLOCK=triton.next_power_of_2(n_cols))
+
+
+def softmax_backward_wrong_axis(y, dy, dx):
+    # The dot product down each column (torch for the sums, the mistake is the axis), then the row formula
+    s = (dy.float() * y.float()).sum(dim=0, keepdim=True)
+    dx.copy_((y.float() * (dy.float() - s)).to(dx.dtype))
+
+
+CORRECT = [_row(), softmax_backward_looped, softmax_backward_rows]
+
+WRONG = [
+    (_row("no y factor"), "y_factor_missing"),
+    (_row("sum of dy"), "sum_of_dy_only"),
+    (_row("sign"), "sign_turned"),
+    (softmax_backward_wrong_axis, "wrong_axis"),
+    (_row("no row offset"), "missing_row_offset"),
+    (_row(n_cols_as_stride=True), "ignores_strides"),
+    (_row("parentheses"), "wrong_values"),
+    (softmax_backward_last_tile_sum, "wrong_values"),
+    # the row's dot product divided by n_cols: no prediction names it
+    (_row("mean, not sum"), "wrong_values"),
+]
