@@ -8,7 +8,7 @@ each submission of the 1-D exercises runs on lengths drawn at random, and:
   length that fills every tile), or explained, element for element, by a prediction of the mistake it
   declares: the predictions hold off the battery too, not only on the sizes they were written against.
 
-The row exercises (rows, softmax, norms) run each submission on shapes, dtypes and layouts drawn at random,
+The row exercises (rows, softmax, norms, backward) run each submission on shapes, dtypes and layouts drawn at random,
 float16 transposed among them, which the battery does not hold: a right one is judged right, and a wrong
 one whose mistake a prediction names is right there or explained by that prediction, as above.
 
@@ -134,9 +134,11 @@ def _row_case(exercise_id: str, rows: int, cols: int, dtype: torch.dtype, layout
     template = _row_template(exercise_id, dtype)
     seed = rows * 10_007 + cols
     x = values(rows * cols, "mixed", seed=seed, dtype=dtype).view(rows, cols)
-    params = [
-        values(cols, "mixed", seed=seed + 1 + i, dtype=p.dtype) for i, p in enumerate(template.inputs[1:])
+    params = [  # a 1-D input per column (a norm's weight), or a 2-D one like x (a backward's dy)
+        values(cols if p.dim() == 1 else rows * cols, "mixed", seed=seed + 1 + i, dtype=p.dtype)
+        for i, p in enumerate(template.inputs[1:])
     ]
+    params = [p if t.dim() == 1 else p.view(rows, cols) for p, t in zip(params, template.inputs[1:])]
     out_shape = (rows,) if len(template.out_shape) == 1 else (rows, cols)
     name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} mixed, {layout}, drawn"
     return Case(name, (x, *params), out_shape, layout, out_dtype=template.out_dtype)
