@@ -8,9 +8,9 @@ each submission of the 1-D exercises runs on lengths drawn at random, and:
   length that fills every tile), or explained, element for element, by a prediction of the mistake it
   declares: the predictions hold off the battery too, not only on the sizes they were written against.
 
-The row exercises (rows, softmax, norms, backward) run each submission on shapes, dtypes and layouts drawn at random,
-float16 transposed among them, which the battery does not hold: a right one is judged right, and a wrong
-one whose mistake a prediction names is right there or explained by that prediction, as above.
+The row exercises (rows, softmax, norms, backward) run each submission on shapes, dtypes and layouts drawn
+at random, float16 transposed among them, which the battery does not hold: a right one is judged right,
+and a wrong one whose mistake a prediction names is right there or explained by that prediction, as above.
 
 The examples are derandomised, so a run in CI draws the same lengths every time; a failure prints the
 length that shows it.
