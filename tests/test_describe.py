@@ -188,3 +188,29 @@ def test_runs_with_right_values_that_wrote_outside_out_are_not_described_as_wron
     # the split by size is still said: it is about which cases failed, not about values
     kinds = [finding.kind for finding in second_looks.described(exercise, runs, runs[3:])]
     assert kinds == ["cases"]
+
+
+def test_cases_not_listed_are_counted_as_left_out_only_where_they_would_have_been_listed():
+    """Failing cases whose every row is wrong in columns of its own get no line of their own (the table says
+    as much): the "... and N more" line counts only cases that would have had one."""
+
+    def scattered(k):  # row r wrong in column (r + k) % 8 only
+        def got(e):
+            e = e.clone()
+            for r in range(4):
+                e[r, (r + k) % 8] += 1.0
+            return e
+
+        return got
+
+    def first_row_wrong(e):
+        e = e.clone()
+        e[0] += 1.0
+        return e
+
+    x = values(32, "mixed", seed=3).view(4, 8)
+    runs = [_run("softmax", (x,), scattered(k), (4, 8)) for k in range(5)]
+    runs.append(_run("softmax", (x,), first_row_wrong, (4, 8)))
+    texts = [f.text for f in describe(EXERCISES["softmax"], runs, runs) if f.kind == "where"]
+    assert not any("more failing cases" in t for t in texts), texts
+    assert any("wrong in row 0" in t for t in texts), texts

@@ -126,7 +126,8 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
     partial = [(run, wrong) for run, wrong in masks if not wrong.all()]
     if not partial and tail is None and past is None:
         findings.append(Finding("where", "every element of every failing case is wrong"))
-    for run, wrong in partial[:3]:  # the first few cases, one line each
+    lines = []  # one per case wrong in part, bar those whose every row is wrong in columns of its own
+    for run, wrong in partial:
         shape = run.case.out_shape
         unwritten = (run.result.reshape(-1) == run.garbage) & wrong
         if len(shape) == 2:
@@ -144,9 +145,10 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
         if unwritten.any():
             never = "all of them" if bool((unwritten == wrong).all()) else f"{int(unwritten.sum())} of them"
             text += f"; {never} never written (still out's value from before the call)"
-        findings.append(Finding("where", text))
-    if len(partial) > 3:
-        findings.append(Finding("where", f"... and {len(partial) - 3} more failing cases wrong in part"))
+        lines.append(Finding("where", text))
+    findings += lines[:3]  # the first few cases, one line each
+    if len(lines) > 3:  # counted from the lines written, not from `partial`, which holds the skipped ones too
+        findings.append(Finding("where", f"... and {len(lines) - 3} more failing cases wrong in part"))
     unwritten_all = [
         run for run, wrong in masks if bool((run.result.reshape(-1) == run.garbage)[wrong].all())
     ]
