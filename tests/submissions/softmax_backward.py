@@ -28,9 +28,11 @@ def row_kernel(
     row_dy = 0 if MISTAKE == "no row offset" else row * sd_row
     y = tl.load(y_ptr + row_y + cols * sy_col, mask=mask, other=0.0)
     dy = tl.load(dy_ptr + row_dy + cols * sd_col, mask=mask, other=0.0)
-    y, dy = y.to(tl.float32), dy.to(tl.float32)
+    if MISTAKE != "input dtype":  # the mistake: float16 rows multiplied and summed in float16
+        y, dy = y.to(tl.float32), dy.to(tl.float32)
     if MISTAKE == "sum of dy":
         s = tl.sum(dy, axis=0)
+
     elif MISTAKE == "mean, not sum":
         s = tl.sum(dy * y, axis=0) / n_cols
     else:
@@ -172,4 +174,5 @@ WRONG = [
     (softmax_backward_last_tile_sum, "wrong_values"),
     # the row's dot product divided by n_cols: no prediction names it
     (_row("mean, not sum"), "wrong_values"),
+    (_row("input dtype"), "fp16_accumulation"),
 ]

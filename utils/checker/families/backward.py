@@ -62,6 +62,9 @@ def _cases(large: bool) -> list[Case]:
         (33, 515, "peaked", f32, "transposed"),  # just over a tile of 512
         (20, 700, "mixed", f16, "sliced"),
         (2, 16384, "dy near 1", f16, "contiguous"),  # a long row; dx a small difference of dy and the sum
+        # Short rows: each y about 1/256, so dx stays above float16's smallest normal and a float16 sum or
+        # difference shows (in the long row above, every |dx| is below it and within the tolerance's atol)
+        (4, 256, "dy near 1", f16, "contiguous"),
         (6, 300, "peaked", f32, "contiguous"),
         (2, 4099, "mixed", f32, "sliced"),  # just over a tile of 4096
         (300, 64, "mixed", f32, "contiguous"),  # more rows than a persistent grid has programs on a CPU
