@@ -446,6 +446,33 @@ def test_a_race_shows_when_the_programs_run_in_reverse():
     assert "order" not in {f.kind for f in excinfo.value.findings}, str(excinfo.value)
 
 
+@triton.jit
+def _add_spilling_into_the_next_tile_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    lanes = tl.arange(0, 2 * BLOCK)
+    offsets = tl.program_id(0) * BLOCK + lanes
+    mask = (offsets < n) & (lanes <= BLOCK)  # one lane past the program's own tile
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
+    y = tl.load(y_ptr + offsets, mask=mask, other=0.0)
+    # The extra lane stores 0 into the next tile's first element: in order, the next program writes over it
+    tl.store(out_ptr + offsets, tl.where(lanes < BLOCK, x + y, 0.0), mask=mask)
+
+
+def _add_spilling_into_the_next_tile(x, y, out):
+    n = x.numel()
+    _add_spilling_into_the_next_tile_kernel[(triton.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the interpreter's program order; a GPU has none")
+def test_a_race_that_ends_right_in_order_fails_when_the_programs_run_in_reverse():
+    """Each program also stores into the next program's first element: run in order, as the interpreter
+    runs them, the next program writes over it and every case passes; on a GPU it is a race. The battery
+    that passed runs once more with the programs reversed, and fails there."""
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("vector_add", _add_spilling_into_the_next_tile)
+    assert excinfo.value.diagnoses == ["varies_between_runs"]
+    assert "reverse order" in str(excinfo.value), str(excinfo.value)
+
+
 def test_after_a_failure_a_launch_of_very_many_programs_is_not_run_in_the_interpreter():
     """A softmax over the columns launches a program per column: 16,384 for the widest case, a minute and
     more in the interpreter. Once smaller cases have failed, that case is not run, the report says which

@@ -214,3 +214,26 @@ def test_cases_not_listed_are_counted_as_left_out_only_where_they_would_have_bee
     texts = [f.text for f in describe(EXERCISES["softmax"], runs, runs) if f.kind == "where"]
     assert not any("more failing cases" in t for t in texts), texts
     assert any("wrong in row 0" in t for t in texts), texts
+
+
+def test_a_result_that_changes_in_the_same_order_is_not_blamed_on_the_order():
+    """second_looks.order runs a failing case again in the same order first: a result that changes there
+    (memory no program wrote) is said as such, and the programs' order is not blamed."""
+    from dataclasses import replace
+
+    from utils.checker import second_looks
+
+    x = values(300, "positive", seed=5)
+    run = _run("vector_add", (x, x), lambda e: e + 1.0, (300,))
+    calls = []
+
+    def rerun(case, seed, stages=None):  # a different wrong result on every call
+        calls.append(seed)
+        return replace(run, result=run.result + len(calls))
+
+    found = second_looks.order(EXERCISES["vector_add"], rerun, [run], [run])
+    assert [f.kind for f in found] == ["rerun"], found
+    assert "same order" in found[0].text and "reverse" not in found[0].text
+
+    steady = second_looks.order(EXERCISES["vector_add"], lambda case, seed, stages=None: run, [run], [run])
+    assert steady == []  # the same result in either order: nothing to say

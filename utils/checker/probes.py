@@ -16,7 +16,7 @@ import torch
 from utils.checker.judge import Run, agree, close, correct
 from utils.checker.model import Case, Exercise
 from utils.checker.report import ExerciseFailed, failing_row, passed_row, table
-from utils.checker.stages import Stage
+from utils.checker.stages import Stage, programs_reversed
 from utils.launches import Launches
 
 Call = Callable[..., Run]  # call(case, seed, launches=None, stages=None)
@@ -161,6 +161,36 @@ def same_shape_again(exercise: Exercise, call: Call, cases: list[Case]) -> None:
         f"Likely mistake: {exercise.mistakes[code].message}"
     )
     raise ExerciseFailed(message, [code])
+
+
+def reversed_order(exercise: Exercise, call: Call, cases: list[Case]) -> None:
+    """In the interpreter, after a battery that passed: its largest case of at most 2^16 elements once more,
+    with every launch's programs run in the reverse order (utils.checker.stages.programs_reversed). The
+    interpreter runs programs one after another in order, so a race (a program storing into another's
+    part, one reading what another has not stored yet) ends the same way on every run there and can pass
+    the battery; a GPU runs programs in any order. Right in order and wrong in reverse: the result depends
+    on the order the programs run in. A GPU needs no such look: it varies the order itself."""
+    # at 2^14, a split softmax whose store spilled into the next chunk still passed
+    small = [c for c in cases if c.n <= 1 << 16]
+    if not small:
+        return
+    case = max(small, key=lambda c: c.n)
+    with programs_reversed() as reversed_order:
+        if not reversed_order:  # another Triton's interpreter: no evidence either way
+            return
+        run = call(case, seed=0)
+    if correct(exercise, run):
+        return
+    shown = table(("case", "expected", "got", ""), [(case.name, *failing_row(exercise, run))])
+    raise ExerciseFailed(
+        f"{exercise.id}: every case of the battery passed, with the programs run in order as the interpreter "
+        f"runs them. Run again with every launch's programs in the reverse order, a case is wrong:\n{shown}\n"
+        "What this shows: the result depends on the order in which the programs run, which a GPU does not "
+        "fix. Likely mistake: programs that race, such as a store whose mask lets a program write into "
+        "another program's part (the last to store wins), or a program that reads what another has not "
+        "stored yet.",
+        ["varies_between_runs"],
+    )
 
 
 def repeat_case(cases: list[Case]) -> Case:

@@ -137,6 +137,8 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
             )
         raise ExerciseFailed(report, codes, findings)
     probes.same_shape_again(exercise, call, cases)
+    if not on_gpu:
+        probes.reversed_order(exercise, call, cases)
     note = ""
     if exercise.repeats > 1:
         if on_gpu:

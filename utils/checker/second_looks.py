@@ -3,8 +3,9 @@
 - `described`: utils.checker.describe's findings, guarded so that a bug in describing never hides a verdict;
 - `partials`: for a reduction of a 1-D input, the smallest failing case of several tiles run again with
   each launch's scratch recorded (utils.checker.stages): right partials put the error after them;
-- `order`: in the interpreter, a failing case run again with the programs in the reverse order: a result
-  that changes depends on the order the programs run in;
+- `order`: in the interpreter, a failing case run again, first in the same order (a result that changes
+  then depends on more than the order), then with the programs in the reverse order: a result that
+  changes depends on the order the programs run in;
 - `probe_confirms`: a trait's probe (Exercise.trait_probes), the failing case again with values on which
   the trait's mistake does no harm.
 
@@ -68,8 +69,23 @@ def _smallest(failing: list[Run], count: int) -> list[Run]:
 
 def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run]) -> list[Finding]:
     """In the interpreter, the two smallest failing cases run again with the programs in the reverse order
-    (utils.checker.stages.programs_reversed): a result that changes shows programs that race."""
+    (utils.checker.stages.programs_reversed): a result that changes shows programs that race. Each first runs
+    again in the same order: a result that changes then depends on something besides the order (memory no
+    program wrote, such as a torch.empty buffer read before any store), and the order is not blamed."""
     for run in _smallest(failing, 2):
+        try:
+            same_order = rerun(run.case, run.seed)
+        except Exception:  # the learner's code raised this time: no evidence
+            return []
+        if not close(exercise, run.case, same_order.result, run.result, equal_nan=True):
+            return [
+                Finding(
+                    "rerun",
+                    f"'{run.case.name}': run again on the same inputs, with the programs in the same order, "
+                    "the result changes: it depends on something besides the inputs and the order, such as "
+                    "memory that no program wrote (a torch.empty buffer read before any store)",
+                )
+            ]
         with programs_reversed() as reversed_order:
             if not reversed_order:
                 return []
