@@ -185,10 +185,11 @@ def reversed_order(exercise: Exercise, call: Call, cases: list[Case]) -> None:
     raise ExerciseFailed(
         f"{exercise.id}: every case of the battery passed, with the programs run in order as the interpreter "
         f"runs them. Run again with every launch's programs in the reverse order, a case is wrong:\n{shown}\n"
-        "What this shows: the result depends on the order in which the programs run, which a GPU does not "
-        "fix. Likely mistake: programs that race, such as a store whose mask lets a program write into "
-        "another program's part (the last to store wins), or a program that reads what another has not "
-        "stored yet.",
+        "What this shows: on the same inputs, with only the programs' order changed, the result changed; a "
+        "GPU does not fix the order. Likely mistake: programs that race, such as a store whose mask lets a "
+        "program write into another program's part (the last to store wins), or a program that reads what "
+        "another has not stored yet; or memory that no program wrote (a torch.empty buffer read before any "
+        "store), which can differ from one run to the next.",
         ["varies_between_runs"],
     )
 
