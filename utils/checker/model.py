@@ -49,6 +49,25 @@ class Case:
         return self.inputs[0].numel()
 
 
+def row_case(
+    inputs: tuple[torch.Tensor, ...],
+    out_shape: tuple[int, ...],
+    kind: str,
+    layout: Layout,
+    traits: frozenset[str] = frozenset(),
+    out_dtype: torch.dtype = torch.float32,
+) -> Case:
+    """A case of the row batteries (rows, softmax, norms, backward), named after its first input, a
+    (rows, cols) matrix: "{rows}x{cols} {dtype} {kind}, {layout}"; with the traits its dtype and layout
+    give ("fp16", "strided") beside the battery's own."""
+    rows, cols = inputs[0].shape
+    dtype = inputs[0].dtype
+    given = {"fp16"} if dtype == torch.float16 else set()
+    given |= {"strided"} if layout != "contiguous" else set()
+    name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} {kind}, {layout}"
+    return Case(name, inputs, out_shape, layout, frozenset(given) | traits, out_dtype)
+
+
 @dataclass(frozen=True)
 class Mistake:
     """A diagnosis: a stable code (tests use it) and the sentence the learner reads."""

@@ -16,6 +16,7 @@ re-run that raises gives no evidence either way.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from utils.checker.describe import Finding, describe
 from utils.checker.judge import Run, close, correct
@@ -72,37 +73,39 @@ def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run])
     (utils.checker.stages.programs_reversed): a result that changes shows programs that race. Each first runs
     again in the same order: a result that changes then depends on something besides the order (memory no
     program wrote, such as a torch.empty buffer read before any store), and the order is not blamed."""
-    for run in _smallest(failing, 2):
-        try:
-            same_order = rerun(run.case, run.seed)
-        except Exception:  # the learner's code raised this time: no evidence
-            return []
-        if not close(exercise, run.case, same_order.result, run.result, equal_nan=True):
-            return [
-                Finding(
-                    "rerun",
-                    f"'{run.case.name}': run again on the same inputs, with the programs in the same order, "
-                    "the result changes: it depends on something besides the inputs and the order, such as "
-                    "memory that no program wrote (a torch.empty buffer read before any store)",
-                )
-            ]
-        with programs_reversed() as reversed_order:
-            if not reversed_order:
-                return []
+    said = {
+        False: (
+            "rerun",
+            "run again on the same inputs, with the programs in the same order, the result changes: it "
+            "depends on something besides the inputs and the order, such as memory that no program wrote "
+            "(a torch.empty buffer read before any store)",
+        ),
+        True: (
+            "order",
+            "run again with the programs in the reverse order, the result changes, so it depends on the "
+            "order the programs run in (on a GPU, an order that changes from run to run): programs that "
+            "race, such as several storing into one element, or one reading what another has not written yet",
+        ),
+    }
+
+    def changes(run: Run, reverse: bool) -> bool | None:  # None: no evidence either way
+        with programs_reversed() if reverse else nullcontext(True) as ready:
+            if not ready:  # another Triton's interpreter: the order cannot be reversed
+                return None
             try:
                 again = rerun(run.case, run.seed)
-            except Exception:  # the learner's code raised this time: no evidence
+            except Exception:  # the learner's code raised this time
+                return None
+        return not close(exercise, run.case, again.result, run.result, equal_nan=True)
+
+    for run in _smallest(failing, 2):
+        for reverse in (False, True):  # the same order first: a change there is not the order's
+            changed = changes(run, reverse)
+            if changed is None:
                 return []
-        if not close(exercise, run.case, again.result, run.result, equal_nan=True):
-            return [
-                Finding(
-                    "order",
-                    f"'{run.case.name}': run again with the programs in the reverse order, the result "
-                    "changes, so it depends on the order the programs run in (on a GPU, an order that "
-                    "changes from run to run): programs that race, such as several storing into one "
-                    "element, or one reading what another has not written yet",
-                )
-            ]
+            if changed:
+                kind, text = said[reverse]
+                return [Finding(kind, f"'{run.case.name}': {text}")]
     return []
 
 

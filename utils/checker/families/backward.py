@@ -13,10 +13,12 @@ cases round y and dy, and the reference computes from the rounded values. dx has
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 
 from utils.checker.data import values
-from utils.checker.model import Case, Exercise, Layout, mistakes
+from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
 from utils.checker.predictions import Predictions, predict, predict_missing_row_offset
 
 MESSAGES = {
@@ -74,10 +76,7 @@ def _cases(large: bool) -> list[Case]:
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
         y, dy = _y_and_dy(rows, cols, kind, 1100 + 2 * i)
-        traits = {"fp16"} if dtype == f16 else set()
-        traits |= {"strided"} if layout != "contiguous" else set()
-        name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} {kind}, {layout}"
-        cases.append(Case(name, (y.to(dtype), dy.to(dtype)), (rows, cols), layout, frozenset(traits), dtype))
+        cases.append(row_case((y.to(dtype), dy.to(dtype)), (rows, cols), kind, layout, out_dtype=dtype))
     return cases
 
 
@@ -132,14 +131,7 @@ def _float16_exact(case: Case) -> Case:
         y_exact[r, (hot + r) % n] = 1.0 / len(hot)
     dy_exact = (torch.arange(rows * n, dtype=torch.float64).view(rows, n) % 5) - 2
     inputs = (y_exact.to(y.dtype), dy_exact.to(dy.dtype))
-    return Case(
-        f"{case.name}, sums float16 holds exactly",
-        inputs,
-        case.out_shape,
-        case.layout,
-        frozenset(),
-        case.out_dtype,
-    )
+    return replace(case, name=f"{case.name}, sums float16 holds exactly", inputs=inputs, traits=frozenset())
 
 
 EXERCISES = [

@@ -26,7 +26,7 @@ import math
 import torch
 
 from utils.checker.data import float16_exact, values
-from utils.checker.model import Case, Exercise, Layout, mistakes
+from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_missing_row_offset
 from utils.checker.tolerance import FP32_EPS
 
@@ -96,12 +96,9 @@ def _norm_cases(large: bool) -> list[Case]:
         x = _rows_of(kind, rows, cols, seed)
         weight = values(cols, "positive", seed + 50)  # 0.5 to 1.5: a kernel that skips it is off
         bias = values(cols, "mixed", seed + 60)
-        traits = {"fp16"} if dtype == f16 else set()
-        traits |= {"strided"} if layout != "contiguous" else set()
-        traits |= {"large_mean"} if kind == "mean 3000" else set()
-        name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} {kind}, {layout}"
+        traits = frozenset({"large_mean"} if kind == "mean 3000" else set())
         inputs = (x.to(dtype), weight.to(dtype), bias.to(dtype))
-        cases.append(Case(name, inputs, (rows, cols), layout, frozenset(traits), out_dtype=dtype))
+        cases.append(row_case(inputs, (rows, cols), kind, layout, traits, out_dtype=dtype))
     return cases
 
 

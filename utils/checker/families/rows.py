@@ -25,7 +25,7 @@ import torch
 
 from utils.checker.data import float16_exact, values
 from utils.checker.messages import SUM_WORDS, TILE_MESSAGES
-from utils.checker.model import Case, Exercise, Layout, mistakes
+from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_each, race
 
 MESSAGES = {
@@ -89,10 +89,7 @@ def _row_cases(large: bool) -> list[Case]:
             x = torch.full((rows, cols), 60.0, dtype=dtype)
         else:
             x = values(rows * cols, kind, seed=300 + i, dtype=dtype).view(rows, cols)
-        name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} {kind}, {layout}"
-        traits = {"fp16"} if dtype == torch.float16 else set()
-        traits |= {"strided"} if layout != "contiguous" else set()
-        cases.append(Case(name, (x,), (rows,), layout, frozenset(traits)))
+        cases.append(row_case((x,), (rows,), kind, layout))
     return cases
 
 

@@ -24,7 +24,7 @@ import torch
 
 from utils.checker.data import values
 from utils.checker.messages import TILE_MESSAGES
-from utils.checker.model import Case, Exercise, Layout, mistakes
+from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_missing_row_offset
 
 MESSAGES = {
@@ -109,11 +109,8 @@ def _softmax_cases(large: bool) -> list[Case]:
             x = x.to(dtype)
         else:
             x = values(rows * cols, kind, seed, dtype=dtype).view(rows, cols)
-        traits = {"fp16"} if dtype == f16 else set()
-        traits |= {"strided"} if layout != "contiguous" else set()
-        traits |= {"all_neg_inf"} if kind == "a row of -inf" else set()
-        name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} {kind}, {layout}"
-        cases.append(Case(name, (x,), (rows, cols), layout, frozenset(traits), out_dtype=dtype))
+        traits = frozenset({"all_neg_inf"} if kind == "a row of -inf" else set())
+        cases.append(row_case((x,), (rows, cols), kind, layout, traits, out_dtype=dtype))
     return cases
 
 
