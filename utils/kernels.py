@@ -49,6 +49,10 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "COMPENSATED": [True, False],  # notebook 06: Kahan's compensated sum, or a plain one
     "N_COLS": [4096],  # notebook 09: the looped kernels, compiled for each width
     "FORM": ["exp", "sqrt", "sqrt_rn", "rsqrt", "div", "div_rn", "fma"],  # notebook 06: Triton's fast math
+    "CHUNK": [4096],  # notebook 08: the split row's chunk
+    "PAIRS": [4],  # notebook 08: a row's (max, sum) pairs, loaded as one tile
+    "K": [4],  # notebook 08: the one launch's chunks per row
+    "SPIN_LIMIT": [1024],  # notebook 08: the one launch's bounded wait
 }
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this
 

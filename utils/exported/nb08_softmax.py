@@ -27,6 +27,7 @@ from utils.bench import (
     NO_GPU_NOTE,
     compare,
     compiled_for_one_shape,
+    dtype_name,
     gbps,
     print_table,
     repeated_us,
@@ -36,6 +37,8 @@ from utils.bench import (
 from utils.check import check
 from utils.diagrams import lane_diagram, row_tile_diagram
 from utils.launch import Launcher, caller_of
+from utils.occupancy import programs_per_sm
+from utils.verdicts import LEVEL_BAND, goal_line, run_variation, standing, verdict
 
 
 # --- cell 'kernel-code'
@@ -249,6 +252,297 @@ def softmax_online(x: torch.Tensor, out: torch.Tensor, BLOCK_SIZE: int = 8192, n
     ### END SOLUTION
 
 
+# --- cell 'hints'
+@triton.jit
+def softmax_online_hinted_kernel(
+    x_ptr,
+    out_ptr,
+    n_cols,
+    x_row_stride,
+    x_col_stride,
+    out_row_stride,
+    out_col_stride,
+    BLOCK_SIZE: tl.constexpr,
+):
+    # Exercise 2's online softmax with two hints to the L2 cache: the only change is eviction_policy
+    row = tl.program_id(0)
+    x_row, out_row = x_ptr + row * x_row_stride, out_ptr + row * out_row_stride
+    m = float("-inf")
+    s = 0.0
+    for start in range(0, n_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        # evict_last: keep these lines in the L2 ahead of others, for the second pass
+        x = tl.load(
+            x_row + cols * x_col_stride, mask=cols < n_cols, other=float("-inf"), eviction_policy="evict_last"
+        ).to(tl.float32)
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        shift = tl.where(m_new == float("-inf"), 0.0, m_new)
+        s = s * tl.exp(m - shift) + tl.sum(tl.exp(x - shift), axis=0)
+        m = m_new
+    shift = tl.where(m == float("-inf"), 0.0, m)
+    scale = 1.0 / tl.where(s > 0, s, 1.0)
+    for start in range(0, n_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        # evict_first: this is the last read of these lines
+        x = tl.load(
+            x_row + cols * x_col_stride,
+            mask=cols < n_cols,
+            other=float("-inf"),
+            eviction_policy="evict_first",
+        ).to(tl.float32)
+        out = (tl.exp(x - shift) * scale).to(out_ptr.dtype.element_ty)
+        tl.store(out_row + cols * out_col_stride, out, mask=cols < n_cols)
+
+
+def softmax_online_hinted(x: torch.Tensor, out: torch.Tensor, BLOCK_SIZE: int = 8192, num_warps: int = 16):
+    n_rows, n_cols = x.shape
+    block = min(BLOCK_SIZE, triton.next_power_of_2(n_cols))
+    strides = (x.stride(0), x.stride(1), out.stride(0), out.stride(1))
+    return softmax_online_hinted_kernel[(n_rows,)](
+        x, out, n_cols, *strides, BLOCK_SIZE=block, num_warps=num_warps
+    )
+
+
+# --- cell 'exercise-split'
+@triton.jit
+def softmax_split_pairs_kernel(
+    x_ptr,
+    pairs_ptr,
+    n_cols,
+    x_row_stride,
+    x_col_stride,
+    CHUNK: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+):
+    ### BEGIN SOLUTION
+    # Program (row, chunk): exercise 2's first pass over the chunk's columns only
+    row, chunk, n_chunks = tl.program_id(0), tl.program_id(1), tl.num_programs(1)
+    x_row = x_ptr + row * x_row_stride
+    m = float("-inf")
+    s = 0.0
+    for start in range(chunk * CHUNK, chunk * CHUNK + CHUNK, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_row + cols * x_col_stride, mask=cols < n_cols, other=float("-inf")).to(tl.float32)
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        shift = tl.where(m_new == float("-inf"), 0.0, m_new)  # a chunk of -inf so far: shift by 0
+        s = s * tl.exp(m - shift) + tl.sum(tl.exp(x - shift), axis=0)
+        m = m_new
+    pair = pairs_ptr + 2 * (row * n_chunks + chunk)  # the row's pairs side by side: (m_0, s_0, m_1, s_1, ...)
+    tl.store(pair, m)
+    tl.store(pair + 1, s)
+    ### END SOLUTION
+
+
+@triton.jit
+def softmax_split_normalise_kernel(
+    x_ptr,
+    out_ptr,
+    pairs_ptr,
+    n_cols,
+    x_row_stride,
+    x_col_stride,
+    out_row_stride,
+    out_col_stride,
+    CHUNK: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+    PAIRS: tl.constexpr,
+):
+    ### BEGIN SOLUTION
+    # Program (row, chunk): the row's pairs merged into (M, S), then the chunk written
+    row, chunk, n_chunks = tl.program_id(0), tl.program_id(1), tl.num_programs(1)
+    j = tl.arange(0, PAIRS)
+    pair = pairs_ptr + 2 * (row * n_chunks + j)
+    m_j = tl.load(pair, mask=j < n_chunks, other=float("-inf"))
+    s_j = tl.load(pair + 1, mask=j < n_chunks, other=0.0)
+    m_row = tl.max(m_j, axis=0)
+    shift = tl.where(m_row == float("-inf"), 0.0, m_row)
+    # each chunk's sum was taken against its own maximum: weigh it by exp(m_j - M); a pair (-inf, 0) adds 0
+    total = tl.sum(s_j * tl.exp(m_j - shift), axis=0)
+    scale = 1.0 / tl.where(total > 0, total, 1.0)
+    for start in range(chunk * CHUNK, chunk * CHUNK + CHUNK, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_ptr + row * x_row_stride + cols * x_col_stride, mask=cols < n_cols, other=float("-inf"))
+        out = (tl.exp(x.to(tl.float32) - shift) * scale).to(out_ptr.dtype.element_ty)
+        tl.store(out_ptr + row * out_row_stride + cols * out_col_stride, out, mask=cols < n_cols)
+    ### END SOLUTION
+
+
+def softmax_split(
+    x: torch.Tensor, out: torch.Tensor, CHUNK: int = 4096, BLOCK_SIZE: int = 1024, num_warps: int = 4
+):
+    ### BEGIN SOLUTION
+    n_rows, n_cols = x.shape
+    chunk = min(CHUNK, triton.next_power_of_2(n_cols))
+    block = min(BLOCK_SIZE, chunk)
+    n_chunks = triton.cdiv(n_cols, chunk)
+    pairs = torch.empty(n_rows * n_chunks * 2, device=x.device, dtype=torch.float32)
+    grid = (n_rows, n_chunks)
+    softmax_split_pairs_kernel[grid](
+        x, pairs, n_cols, x.stride(0), x.stride(1), CHUNK=chunk, BLOCK_SIZE=block, num_warps=num_warps
+    )
+    # the second launch starts after the first has finished: every pair is in memory before it is read
+    softmax_split_normalise_kernel[grid](
+        x,
+        out,
+        pairs,
+        n_cols,
+        x.stride(0),
+        x.stride(1),
+        out.stride(0),
+        out.stride(1),
+        CHUNK=chunk,
+        BLOCK_SIZE=block,
+        PAIRS=max(2, triton.next_power_of_2(n_chunks)),
+        num_warps=num_warps,
+    )
+    ### END SOLUTION
+
+
+# --- cell 'one-launch'
+@triton.jit
+def softmax_split_one_launch_kernel(
+    x_ptr,
+    out_ptr,
+    pairs_ptr,
+    counter_ptr,
+    stuck_ptr,
+    n_rows,
+    n_cols,
+    x_row_stride,
+    x_col_stride,
+    out_row_stride,
+    out_col_stride,
+    CHUNK: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+    K: tl.constexpr,
+    PAIRS: tl.constexpr,
+    SPIN_LIMIT: tl.constexpr,
+):
+    # A persistent grid of a multiple of K programs, every one resident at once (the host sizes it so):
+    # in each turn of the loop, K neighbouring programs hold the K chunks of one row, and wait only for
+    # each other.
+    for item in range(tl.program_id(0), n_rows * K, tl.num_programs(0)):
+        row, chunk = item // K, item % K
+        x_row, out_row = x_ptr + row * x_row_stride, out_ptr + row * out_row_stride
+        m = float("-inf")
+        s = 0.0
+        for start in range(chunk * CHUNK, chunk * CHUNK + CHUNK, BLOCK_SIZE):  # pass 1: the chunk's pair
+            cols = start + tl.arange(0, BLOCK_SIZE)
+            x = tl.load(
+                x_row + cols * x_col_stride,
+                mask=cols < n_cols,
+                other=float("-inf"),
+                eviction_policy="evict_last",  # pass 2 reads these lines again: keep them in the L2
+            ).to(tl.float32)
+            m_new = tl.maximum(m, tl.max(x, axis=0))
+            shift = tl.where(m_new == float("-inf"), 0.0, m_new)
+            s = s * tl.exp(m - shift) + tl.sum(tl.exp(x - shift), axis=0)
+            m = m_new
+        tl.store(pairs_ptr + 2 * item, m)
+        tl.store(pairs_ptr + 2 * item + 1, s)
+        # 07's ticket as a barrier: release publishes this pair before the count, acquire makes every pair
+        # counted before it visible to the reads below
+        arrived = tl.atomic_add(counter_ptr + row, 1, sem="acq_rel") + 1
+        tries = 0
+        while (arrived < K) & (
+            tries < SPIN_LIMIT
+        ):  # bounded: a missing sibling ends in the guard, not a hang
+            arrived = tl.atomic_add(counter_ptr + row, 0, sem="acquire")
+            tries += 1
+        tl.atomic_max(stuck_ptr, (arrived < K).to(tl.int32))  # 1 if this program gave up waiting
+        j = tl.arange(0, PAIRS)
+        m_j = tl.load(pairs_ptr + 2 * (row * K + j), mask=j < K, other=float("-inf"), volatile=True)
+        s_j = tl.load(pairs_ptr + 2 * (row * K + j) + 1, mask=j < K, other=0.0, volatile=True)
+        m_row = tl.max(m_j, axis=0)
+        shift = tl.where(m_row == float("-inf"), 0.0, m_row)
+        total = tl.sum(s_j * tl.exp(m_j - shift), axis=0)
+        scale = 1.0 / tl.where(total > 0, total, 1.0)
+        # leaving: the row's last program out puts the counter back to 0 for the next call
+        left = tl.atomic_add(counter_ptr + row, 1, sem="relaxed")
+        tl.atomic_add(counter_ptr + row, -2 * K, mask=left == 2 * K - 1, sem="relaxed")
+        for start in range(chunk * CHUNK, chunk * CHUNK + CHUNK, BLOCK_SIZE):  # pass 2: from the L2, written
+            cols = start + tl.arange(0, BLOCK_SIZE)
+            x = tl.load(
+                x_row + cols * x_col_stride,
+                mask=cols < n_cols,
+                other=float("-inf"),
+                eviction_policy="evict_first",
+            ).to(tl.float32)
+            out = (tl.exp(x - shift) * scale).to(out_ptr.dtype.element_ty)
+            tl.store(out_row + cols * out_col_stride, out, mask=cols < n_cols)
+
+
+class NotResident(RuntimeError):
+    """A split row needs more programs resident at once than the GPU holds: one launch would wait forever."""
+
+
+SPLIT_STATE = {}  # (device, shape, dtype, chunk, block, warps) -> (pairs, counter, stuck flag, grid)
+
+
+def softmax_split_one_launch(
+    x: torch.Tensor,
+    out: torch.Tensor,
+    CHUNK: int = 16384,
+    BLOCK_SIZE: int = 4096,
+    num_warps: int = 8,
+    programs_resident: int | None = None,
+):
+    """Softmax of each row, each row split into chunks of CHUNK columns, in one launch. programs_resident:
+    how many programs the GPU holds at once, counted from the compiled kernel if None."""
+    n_rows, n_cols = x.shape
+    chunk = min(CHUNK, triton.next_power_of_2(n_cols))
+    block = min(BLOCK_SIZE, chunk)
+    k = triton.cdiv(n_cols, chunk)
+    key = (x.device, x.shape, x.dtype, chunk, block, num_warps, programs_resident)
+    first_call = key not in SPLIT_STATE
+    if first_call:
+        pairs = torch.empty(2 * n_rows * k, device=x.device, dtype=torch.float32)
+        counter = torch.zeros(n_rows, device=x.device, dtype=torch.int32)  # its last program resets it
+        stuck = torch.zeros(1, device=x.device, dtype=torch.int32)
+        SPLIT_STATE[key] = [pairs, counter, stuck, None]
+    pairs, counter, stuck, grid = SPLIT_STATE[key]
+    args = (
+        x,
+        out,
+        pairs,
+        counter,
+        stuck,
+        n_rows,
+        n_cols,
+        x.stride(0),
+        x.stride(1),
+        out.stride(0),
+        out.stride(1),
+    )
+    meta = dict(CHUNK=chunk, BLOCK_SIZE=block, K=k, PAIRS=max(2, triton.next_power_of_2(k)), SPIN_LIMIT=2**20)
+    if grid is None:
+        resident = programs_resident or programs_that_fit(args, meta, num_warps, x.device)
+        if resident < k:  # the guard: refuse to launch what would wait forever
+            del SPLIT_STATE[key]
+            raise NotResident(
+                f"a row of {n_cols:,} columns in chunks of {chunk:,} needs {k} programs resident at once; "
+                f"only {resident} fit here. Use larger chunks, or two launches (softmax_split)."
+            )
+        grid = SPLIT_STATE[key][3] = min(n_rows * k, resident // k * k)  # whole rows per turn of the loop
+    softmax_split_one_launch_kernel[(grid,)](*args, **meta, num_warps=num_warps)
+    if first_call and stuck.item():  # checked once per shape: reading the flag waits for the GPU
+        raise RuntimeError(
+            "a program of the split softmax stopped waiting for a sibling chunk: its row is wrong"
+        )
+
+
+def programs_that_fit(args, meta, num_warps, device) -> int:
+    """Programs of the one-launch kernel resident at once: programs per SM (utils.occupancy, from the
+    compiled kernel's registers and shared memory) times SMs. The interpreter runs one program at a time."""
+    if device.type != "cuda":
+        return 1
+    compiled = softmax_split_one_launch_kernel.warmup(*args, grid=(1,), **meta, num_warps=num_warps)
+    compiled._init_handles()  # loads the kernel, which fills in n_regs
+    properties = torch.cuda.get_device_properties(device)
+    per_sm, _ = programs_per_sm(compiled.n_regs, compiled.metadata.shared, num_warps, properties)
+    return per_sm * properties.multi_processor_count
+
+
 # --- cell 'autotune'
 def tiles_that_fit(configs, named_args, **kwargs):
     """Configs whose tile, BLOCK_ROWS rows of the row's block, holds 1024 to 16,384 elements and is no
@@ -274,18 +568,19 @@ ROWS_CONFIGS = [
 ]
 ONLINE_CONFIGS = [
     triton.Config({"BLOCK_SIZE": block}, num_warps=warps)
-    for block in (2048, 4096, 8192)
-    for warps in (4, 8, 16)
+    for block in (4096, 8192, 16384)
+    for warps in (8, 16, 32)
 ]
 if course.on_gpu:
     softmax_rows_tuned = triton.autotune(
         ROWS_CONFIGS, key=["n_rows", "n_cols"], prune_configs_by={"early_config_prune": tiles_that_fit}
     )(softmax_rows_kernel)
-    # the online kernel has no n_rows argument (its grid is one program per row): n_cols is its key
-    softmax_online_tuned = triton.autotune(ONLINE_CONFIGS, key=["n_cols"])(softmax_online_kernel)
+    softmax_online_hinted_tuned = triton.autotune(ONLINE_CONFIGS, key=["n_cols"])(
+        softmax_online_hinted_kernel
+    )
 
 
-# What the autotuner chose, per shape and dtype (what its own cache is keyed on).
+# What the autotuner chose, per bucket of rows, width and dtype.
 TUNED_ROWS = {}
 # Later calls skip the autotuner's Python and the JIT's: as in notebook 07's exercise 3, a dict from a key
 # to a caller of the compiled kernel (utils.launch.caller_of). The key holds every integer argument by
@@ -301,14 +596,37 @@ def block_for(n_cols):
     return triton.next_power_of_2(n_cols)
 
 
-def softmax_best(x: torch.Tensor, out: torch.Tensor, rows_ok: bool = True, online_ok: bool = True) -> str:
-    """Softmax of each row with the form that suits its width; returns which one ran.
+def row_bucket(n_rows):
+    """The bucket a row count is tuned in: n_rows rounded up to a power of two."""
+    return block_for(n_rows)
 
-    rows_ok, online_ok: whether exercise 1's and exercise 2's kernels passed their checks."""
+
+@functools.cache
+def sms_and_l2(device):
+    """The GPU's SM count and its L2 cache's size in bytes."""
+    properties = torch.cuda.get_device_properties(device)
+    return properties.multi_processor_count, properties.L2_cache_size
+
+
+def split_pays(n_rows, row_bytes, device):
+    """Whether a long row should be split across programs: with fewer rows than SMs, one program per row
+    leaves SMs without a row; and when two programs per SM, each holding a row between its two reads,
+    would hold more than the L2, the second reads go back to memory."""
+    sms, l2_bytes = sms_and_l2(device)
+    return n_rows < sms or 2 * sms * row_bytes > l2_bytes
+
+
+def softmax_best(x: torch.Tensor, out: torch.Tensor, rows_ok: bool = True, split_ok: bool = True) -> str:
+    """Softmax of each row with the form that suits its shape; returns which one ran.
+
+    rows_ok, split_ok: whether exercise 1's and exercise 3's functions passed their checks."""
     shape = x.shape
     n_rows, n_cols = shape
     block = block_for(n_cols)
-    if block <= 16384 and rows_ok:
+    if block <= 16384:
+        if not rows_ok:
+            softmax_row(x, out)
+            return "one row per program"
         if not course.on_gpu:
             softmax_rows(x, out)
             return "several rows per program (your choice)"
@@ -327,34 +645,39 @@ def softmax_best(x: torch.Tensor, out: torch.Tensor, rows_ok: bool = True, onlin
             caller(grid, x, out, *rest)
             return said
         return softmax_rows_first(x, out, key, block)
-    if block <= 32768:  # one row in registers: the spill table's 2^15 row has no spills
-        softmax_row(x, out)
-        return "one row per program"
-    if online_ok:
-        if not course.on_gpu:
-            softmax_online(x, out)
-            return "online (your choice)"
-        strides = (x.stride(0), x.stride(1), out.stride(0), out.stride(1))
-        softmax_online_tuned[(n_rows,)](x, out, n_cols, *strides)
-        chosen = softmax_online_tuned.best_config
-        return f"online, tuned: tiles of {chosen.kwargs['BLOCK_SIZE']}, {chosen.num_warps} warps"
-    softmax_row(x, out)
-    return "one row per program"
+    if not course.on_gpu:
+        softmax_online_hinted(x, out)
+        return "online with hints"
+    if split_pays(n_rows, n_cols * x.element_size(), x.device):
+        sms, _ = sms_and_l2(x.device)
+        chunk = 16384 if n_rows < sms else 32768 // x.element_size()  # the split table's choice
+        try:
+            softmax_split_one_launch(x, out, CHUNK=chunk)
+            return f"split, one launch, chunks of {chunk:,}"
+        except NotResident:  # a row's programs do not fit on the GPU at once
+            if split_ok:
+                softmax_split(x, out, CHUNK=16384, BLOCK_SIZE=4096, num_warps=8)
+                return "split, your two launches"
+    strides = (x.stride(0), x.stride(1), out.stride(0), out.stride(1))
+    softmax_online_hinted_tuned[(n_rows,)](x, out, n_cols, *strides)
+    chosen = softmax_online_hinted_tuned.best_config
+    return f"online + hints, tuned: tiles of {chosen.kwargs['BLOCK_SIZE']:,}, {chosen.num_warps} warps"
 
 
 def softmax_rows_first(x: torch.Tensor, out: torch.Tensor, key: tuple, block: int) -> str:
     """A call with no caller for its key yet: the autotuner times the configs if nothing has tuned this
-    shape and dtype (and launches the best), else the kept config goes through the JIT once, and a caller
-    of the kernel it compiled is kept under the key (a host tensor's call is never kept: the JIT refuses
-    it with a clear error)."""
+    bucket of rows, width and dtype (and launches the best), else the kept config goes through the JIT
+    once, and a caller of the kernel it compiled is kept under the key (a host tensor's call is never
+    kept: the JIT refuses it with a clear error)."""
     n_rows, n_cols = x.shape
     strides = (x.stride(0), x.stride(1), out.stride(0), out.stride(1))
-    chosen = TUNED_ROWS.get((n_rows, n_cols, x.dtype))
+    bucket = (row_bucket(n_rows), n_cols, x.dtype)
+    chosen = TUNED_ROWS.get(bucket)
     if chosen is None:
         grid = lambda meta: (triton.cdiv(n_rows, meta["BLOCK_ROWS"]),)  # noqa: E731
         softmax_rows_tuned[grid](x, out, n_rows, n_cols, *strides, BLOCK_SIZE=block)
         config = softmax_rows_tuned.best_config
-        TUNED_ROWS[(n_rows, n_cols, x.dtype)] = chosen = (config.kwargs["BLOCK_ROWS"], config.num_warps)
+        TUNED_ROWS[bucket] = chosen = (config.kwargs["BLOCK_ROWS"], config.num_warps)
         return f"tuned: {chosen[0]} row(s) per program, {chosen[1]} warps"
     rows, warps = chosen
     grid = (-(-n_rows // rows),)
