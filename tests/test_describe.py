@@ -237,3 +237,30 @@ def test_a_result_that_changes_in_the_same_order_is_not_blamed_on_the_order():
 
     steady = second_looks.order(EXERCISES["vector_add"], lambda case, seed, stages=None: run, [run], [run])
     assert steady == []  # the same result in either order: nothing to say
+
+
+def test_a_case_right_before_and_wrong_when_run_again_is_said():
+    """second_looks.passed_before runs again the smallest case that passed before the first failure: wrong
+    now, the result depends on the calls made before; right again, nothing is said."""
+    from dataclasses import replace
+
+    from utils.checker import second_looks
+
+    x = values(300, "positive", seed=5)
+    passed = _run("vector_add", (x, x), lambda e: e, (300,))
+    failed = _run("vector_add", (x, x), lambda e: e + 1.0, (300,))
+    exercise = EXERCISES["vector_add"]
+    wrong_now = replace(passed, result=passed.result + 1.0)
+    found = second_looks.passed_before(
+        exercise, lambda case, seed, stages=None: wrong_now, [passed, failed], [failed]
+    )
+    assert [f.kind for f in found] == ["state"], found
+    assert "depends on the calls made before" in found[0].text
+    right_again = second_looks.passed_before(
+        exercise, lambda case, seed, stages=None: passed, [passed, failed], [failed]
+    )
+    assert right_again == []
+    assert (
+        second_looks.passed_before(exercise, lambda case, seed, stages=None: wrong_now, [failed], [failed])
+        == []
+    )

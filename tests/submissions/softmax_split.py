@@ -135,3 +135,104 @@ WRONG = [
     # right when the programs run in order, as the interpreter runs them: a race on a GPU
     (_split("store past chunk", chunks=3, block=128), "varies_between_runs"),
 ]
+
+
+# One launch with 07's ticket: each program stores its chunk's pair and takes a ticket on its row's counter;
+# the row's last program (ticket K - 1) merges the K pairs and writes the whole row, then resets the counter.
+# Nothing waits, so it runs in the interpreter too. The pairs and the counters live in a workspace kept
+# between calls, as a one-launch kernel keeps them.
+@triton.jit
+def ticket_kernel(
+    x_ptr,
+    out_ptr,
+    pairs_ptr,
+    counter_ptr,
+    n_cols,
+    chunk_cols,
+    sx_row,
+    sx_col,
+    so_row,
+    so_col,
+    BLOCK: tl.constexpr,
+    PAIRS: tl.constexpr,
+    MISTAKE: tl.constexpr,
+):
+    row, chunk, n_chunks = tl.program_id(0), tl.program_id(1), tl.num_programs(1)
+    x_row = x_ptr + row * sx_row
+    m = float("-inf")
+    s = 0.0
+    for tile in range(chunk * chunk_cols, tl.minimum(chunk * chunk_cols + chunk_cols, n_cols), BLOCK):
+        cols = tile + tl.arange(0, BLOCK)
+        x = tl.load(x_row + cols * sx_col, mask=cols < n_cols, other=float("-inf")).to(tl.float32)
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        shift = tl.where(m_new == float("-inf"), 0.0, m_new)
+        s = s * tl.exp(m - shift) + tl.sum(tl.exp(x - shift), axis=0)
+        m = m_new
+    pair = pairs_ptr + 2 * (row * n_chunks + chunk)
+    if MISTAKE == "stale pair":  # the ticket is taken before the pair is stored: the last reads it stale
+        ticket = tl.atomic_add(counter_ptr + row, 1, sem="acq_rel")
+        tl.store(pair, m)
+        tl.store(pair + 1, s)
+    else:
+        tl.store(pair, m)
+        tl.store(pair + 1, s)
+        ticket = tl.atomic_add(counter_ptr + row, 1, sem="acq_rel")
+    if ticket == n_chunks - 1:  # the row's last program: every other pair is published
+        j = tl.arange(0, PAIRS)
+        m_j = tl.load(pairs_ptr + 2 * (row * n_chunks + j), mask=j < n_chunks, other=float("-inf"))
+        s_j = tl.load(pairs_ptr + 2 * (row * n_chunks + j) + 1, mask=j < n_chunks, other=0.0)
+        m_row = tl.max(m_j, axis=0)
+        shift = tl.where(m_row == float("-inf"), 0.0, m_row)
+        total = tl.sum(s_j * tl.exp(m_j - shift), axis=0)
+        scale = 1.0 / tl.where(total > 0, total, 1.0)
+        for tile in range(0, n_cols, BLOCK):
+            cols = tile + tl.arange(0, BLOCK)
+            x = tl.load(x_row + cols * sx_col, mask=cols < n_cols, other=float("-inf")).to(tl.float32)
+            p = (tl.exp(x - shift) * scale).to(out_ptr.dtype.element_ty)
+            tl.store(out_ptr + row * so_row + cols * so_col, p, mask=cols < n_cols)
+        if MISTAKE != "counter never reset":
+            tl.store(counter_ptr + row, 0)
+
+
+def _ticket(mistake="", chunk_cols=1024, block=256):
+    """The ticket form, its workspace (pairs, counters) kept per (device, rows, chunks) across calls."""
+    workspaces = {}
+
+    def launch(x, out):
+        n_rows, n_cols = x.shape
+        n_chunks = triton.cdiv(n_cols, chunk_cols)
+        key = (x.device, n_rows, n_chunks)
+        if key not in workspaces:
+            workspaces[key] = (
+                torch.empty(2 * n_rows * n_chunks, dtype=torch.float32, device=x.device),
+                torch.zeros(n_rows, dtype=torch.int32, device=x.device),
+            )
+        pairs, counters = workspaces[key]
+        pairs_block = max(2, triton.next_power_of_2(n_chunks))
+        ticket_kernel[(n_rows, n_chunks)](
+            x,
+            out,
+            pairs,
+            counters,
+            n_cols,
+            chunk_cols,
+            *x.stride(),
+            *out.stride(),
+            BLOCK=block,
+            PAIRS=pairs_block,
+            MISTAKE=mistake,
+        )
+
+    launch.__name__ = "softmax_split_ticket" + ("_" + mistake.replace(" ", "_") if mistake else "")
+    return launch
+
+
+CORRECT.append(_ticket())
+# The counter never reset: the second call on a shape of the same rows and chunks finds every ticket past
+# K - 1, so no program writes the row. No prediction names it; the report says that a case right before
+# is wrong when run again (utils.checker.second_looks.passed_before).
+WRONG.append((_ticket("counter never reset"), "wrong_values"))
+# The ticket taken before the pair is stored: on a GPU the last program can merge a pair not yet written.
+# The interpreter runs each program to its end before the next, so every pair is stored in time: no run
+# shows it, and the checker must not name a mistake it did not see.
+UNSEEN = [_ticket("stale pair")]

@@ -122,6 +122,7 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
         findings = second_looks.described(exercise, runs, failing)
         findings += second_looks.partials(exercise, rerun, runs, failing)
         if not on_gpu:  # a GPU runs its programs in any order already (varies_between_runs)
+            findings += second_looks.passed_before(exercise, rerun, runs, failing)
             findings += second_looks.order(exercise, rerun, runs, failing)
         structural = any(finding.structural for finding in findings)
 

@@ -6,6 +6,8 @@
 - `order`: in the interpreter, a failing case run again, first in the same order (a result that changes
   then depends on more than the order), then with the programs in the reverse order: a result that
   changes depends on the order the programs run in;
+- `passed_before`: in the interpreter, a case that passed before the first failing one, run again: a
+  result that is now wrong depends on the calls made in between;
 - `probe_confirms`: a trait's probe (Exercise.trait_probes), the failing case again with values on which
   the trait's mistake does no harm.
 
@@ -107,6 +109,37 @@ def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run])
                 kind, text = said[reverse]
                 return [Finding(kind, f"'{run.case.name}': {text}")]
     return []
+
+
+def passed_before(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """In the interpreter, the smallest case that passed before the first failing case ran, run again on
+    the same inputs: a result that is now wrong depends on the calls made since (the interpreter runs the
+    programs in one order, so a race cannot explain it; on a GPU it could, and this look is not taken).
+    The effect names two kinds of cause, not which: state the function keeps between calls and does not
+    put back, or memory it reads before writing, whose contents earlier calls left."""
+    first_failing = next(
+        i for i, run in enumerate(runs) if run is failing[0]
+    )  # Runs hold tensors: by identity
+    passed = [run for run in runs[:first_failing] if correct(exercise, run)]
+    if not passed:
+        return []
+    run = min(passed, key=lambda r: sum(x.numel() for x in r.case.inputs))
+    try:
+        again = rerun(run.case, run.seed)
+    except Exception:  # the learner's code raised this time: no evidence
+        return []
+    if correct(exercise, again):
+        return []
+    return [
+        Finding(
+            "state",
+            f"'{run.case.name}' passed when it ran before the failing cases, and is wrong when run again "
+            "on the same inputs after them: the result depends on the calls made before. Either the "
+            "function keeps something from one call to the next and does not put it back (a counter, a "
+            "ticket, a workspace kept between calls), or it reads memory before writing it (a torch.empty "
+            "buffer), whose contents earlier calls left",
+        )
+    ]
 
 
 def probe_confirms(exercise: Exercise, rerun: Rerun, failing: list[Run], trait: str) -> bool:
