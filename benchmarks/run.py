@@ -213,6 +213,12 @@ ROWS = [
         lambda i, out: torch.softmax(i[0], dim=1),
         make=softmax_rows_of(4096, torch.float16),
     ),
+    Row(  # a long row: split across programs where the rows are few or overflow the L2
+        "softmax, 262144 columns",
+        "softmax_best",
+        lambda i, out: torch.softmax(i[0], dim=1),
+        make=softmax_rows_of(262144),
+    ),
     Row("RMSNorm, 4096 columns", "rms_norm", torch_rms_norm, make=norm_rows_of(4096, False)),
     Row("LayerNorm, 4096 columns", "layer_norm", torch_layer_norm, make=norm_rows_of(4096, True)),
     Row(

@@ -440,16 +440,17 @@ def softmax_split_one_launch_kernel(
             m = m_new
         tl.store(pairs_ptr + 2 * item, m)
         tl.store(pairs_ptr + 2 * item + 1, s)
+        tl.debug_barrier()  # every thread's stores done before the count, whichever thread counts
         # 07's ticket as a barrier: release publishes this pair before the count, acquire makes every pair
         # counted before it visible to the reads below
         arrived = tl.atomic_add(counter_ptr + row, 1, sem="acq_rel") + 1
         tries = 0
-        while (arrived < K) & (
-            tries < SPIN_LIMIT
-        ):  # bounded: a missing sibling ends in the guard, not a hang
+        # bounded: a sibling that never arrives ends in the guard, not in a hang
+        while (arrived < K) & (tries < SPIN_LIMIT):
             arrived = tl.atomic_add(counter_ptr + row, 0, sem="acquire")
             tries += 1
         tl.atomic_max(stuck_ptr, (arrived < K).to(tl.int32))  # 1 if this program gave up waiting
+        tl.debug_barrier()  # no thread reads the pairs before the wait is over
         j = tl.arange(0, PAIRS)
         m_j = tl.load(pairs_ptr + 2 * (row * K + j), mask=j < K, other=float("-inf"), volatile=True)
         s_j = tl.load(pairs_ptr + 2 * (row * K + j) + 1, mask=j < K, other=0.0, volatile=True)
@@ -457,7 +458,7 @@ def softmax_split_one_launch_kernel(
         shift = tl.where(m_row == float("-inf"), 0.0, m_row)
         total = tl.sum(s_j * tl.exp(m_j - shift), axis=0)
         scale = 1.0 / tl.where(total > 0, total, 1.0)
-        # leaving: the row's last program out puts the counter back to 0 for the next call
+        # the pairs are read: the row's last program to get here puts the counter back to 0 for the next call
         left = tl.atomic_add(counter_ptr + row, 1, sem="relaxed")
         tl.atomic_add(counter_ptr + row, -2 * K, mask=left == 2 * K - 1, sem="relaxed")
         for start in range(chunk * CHUNK, chunk * CHUNK + CHUNK, BLOCK_SIZE):  # pass 2: from the L2, written
@@ -476,7 +477,9 @@ class NotResident(RuntimeError):
     """A split row needs more programs resident at once than the GPU holds: one launch would wait forever."""
 
 
-SPLIT_STATE = {}  # (device, shape, dtype, chunk, block, warps) -> (pairs, counter, stuck flag, grid)
+# (device, shape, dtype, chunk, block, warps, programs_resident) ->
+#     [pairs, counter, stuck flag, grid, programs resident]
+SPLIT_STATE = {}
 
 
 def softmax_split_one_launch(
@@ -499,8 +502,8 @@ def softmax_split_one_launch(
         pairs = torch.empty(2 * n_rows * k, device=x.device, dtype=torch.float32)
         counter = torch.zeros(n_rows, device=x.device, dtype=torch.int32)  # its last program resets it
         stuck = torch.zeros(1, device=x.device, dtype=torch.int32)
-        SPLIT_STATE[key] = [pairs, counter, stuck, None]
-    pairs, counter, stuck, grid = SPLIT_STATE[key]
+        SPLIT_STATE[key] = [pairs, counter, stuck, None, None]
+    pairs, counter, stuck, grid, _ = SPLIT_STATE[key]
     args = (
         x,
         out,
@@ -523,23 +526,28 @@ def softmax_split_one_launch(
                 f"a row of {n_cols:,} columns in chunks of {chunk:,} needs {k} programs resident at once; "
                 f"only {resident} fit here. Use larger chunks, or two launches (softmax_split)."
             )
-        grid = SPLIT_STATE[key][3] = min(n_rows * k, resident // k * k)  # whole rows per turn of the loop
+        grid = min(n_rows * k, resident // k * k)  # whole rows in each turn of the loop
+        SPLIT_STATE[key][3:] = [grid, resident]
     softmax_split_one_launch_kernel[(grid,)](*args, **meta, num_warps=num_warps)
-    if first_call and stuck.item():  # checked once per shape: reading the flag waits for the GPU
+    if first_call and stuck.item():  # checked on a shape's first call: reading the flag waits for the GPU
+        del SPLIT_STATE[key]  # the next call counts the programs and checks again
         raise RuntimeError(
-            "a program of the split softmax stopped waiting for a sibling chunk: its row is wrong"
+            "a program of the split softmax stopped waiting for a sibling chunk, so its row is wrong: not "
+            "every program of the grid was resident (another process on the GPU?)"
         )
 
 
 def programs_that_fit(args, meta, num_warps, device) -> int:
     """Programs of the one-launch kernel resident at once: programs per SM (utils.occupancy, from the
-    compiled kernel's registers and shared memory) times SMs. The interpreter runs one program at a time."""
+    compiled kernel's registers and shared memory) times SMs, on a GPU with nothing else running. The
+    interpreter runs one program at a time."""
     if device.type != "cuda":
         return 1
     compiled = softmax_split_one_launch_kernel.warmup(*args, grid=(1,), **meta, num_warps=num_warps)
     compiled._init_handles()  # loads the kernel, which fills in n_regs
     properties = torch.cuda.get_device_properties(device)
-    per_sm, _ = programs_per_sm(compiled.n_regs, compiled.metadata.shared, num_warps, properties)
+    registers = -(-compiled.n_regs // 8) * 8  # allocated per thread in steps of 8 (256 per warp)
+    per_sm, _ = programs_per_sm(registers, compiled.metadata.shared, num_warps, properties)
     return per_sm * properties.multi_processor_count
 
 
@@ -650,7 +658,10 @@ def softmax_best(x: torch.Tensor, out: torch.Tensor, rows_ok: bool = True, split
         return "online with hints"
     if split_pays(n_rows, n_cols * x.element_size(), x.device):
         sms, _ = sms_and_l2(x.device)
-        chunk = 16384 if n_rows < sms else 32768 // x.element_size()  # the split table's choice
+        if split_ok and n_rows < sms:  # the split table: with few rows, two launches lead
+            softmax_split(x, out, CHUNK=16384, BLOCK_SIZE=4096, num_warps=8)
+            return "split, your two launches"
+        chunk = 32768 // x.element_size()  # 32 KiB of x: the split table's faster chunk with many rows
         try:
             softmax_split_one_launch(x, out, CHUNK=chunk)
             return f"split, one launch, chunks of {chunk:,}"
