@@ -619,7 +619,7 @@ def sms_and_l2(device):
 def split_pays(n_rows, row_bytes, device):
     """Whether a long row should be split across programs: with fewer rows than SMs, one program per row
     leaves SMs without a row; and when two programs per SM, each holding a row between its two reads,
-    would hold more than the L2, the second reads go back to memory."""
+    would hold more than the L2, the second reads may go back to memory."""
     sms, l2_bytes = sms_and_l2(device)
     return n_rows < sms or 2 * sms * row_bytes > l2_bytes
 
