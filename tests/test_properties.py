@@ -134,12 +134,20 @@ def _row_case(exercise_id: str, rows: int, cols: int, dtype: torch.dtype, layout
     template = _row_template(exercise_id, dtype)
     seed = rows * 10_007 + cols
     x = values(rows * cols, "mixed", seed=seed, dtype=dtype).view(rows, cols)
-    params = [  # a 1-D input per column (a norm's weight), or a 2-D one like x (a backward's dy)
-        values(cols if p.dim() == 1 else rows * cols, "mixed", seed=seed + 1 + i, dtype=p.dtype)
+    t_rows, t_cols = template.inputs[0].shape
+
+    def length(p: torch.Tensor) -> int:  # a 1-D input per column (a norm's weight) or per row (a saved rstd)
+        return cols if p.numel() == t_cols else rows
+
+    params = [  # 1-D inputs as above, or a 2-D one like x (a backward's dy)
+        values(length(p) if p.dim() == 1 else rows * cols, "mixed", seed=seed + 1 + i, dtype=p.dtype)
         for i, p in enumerate(template.inputs[1:])
     ]
     params = [p if t.dim() == 1 else p.view(rows, cols) for p, t in zip(params, template.inputs[1:])]
-    out_shape = (rows,) if len(template.out_shape) == 1 else (rows, cols)
+    if len(template.out_shape) == 1:
+        out_shape = (rows,)
+    else:  # one out row per row of x, or a fixed number of them over x's columns (dW and db: 2)
+        out_shape = (rows if template.out_shape[0] == t_rows else template.out_shape[0], cols)
     name = f"{rows}x{cols} {str(dtype).removeprefix('torch.')} mixed, {layout}, drawn"
     return Case(name, (x, *params), out_shape, layout, out_dtype=template.out_dtype)
 

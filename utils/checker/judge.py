@@ -51,8 +51,13 @@ def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor,
         close = torch.isclose(got, want, rtol=2 * torch.finfo(torch.float32).eps, atol=slack)
     elif exercise.compare == "sum":
         atol, rtol = exercise.tolerance(case)  # atol: one number, or one per element of out
-        atol = torch.as_tensor(atol, dtype=torch.float64).reshape(-1)
-        atol = atol if atol.numel() > 1 else atol[0]  # one per element of out: out's last (only) axis
+        atol = torch.as_tensor(atol, dtype=torch.float64)
+        if atol.numel() == 1:
+            atol = atol.reshape(-1)[0]
+        elif atol.numel() == want.numel():  # one per element of out, shaped as `want` is (a 2-D out)
+            atol = atol.reshape(want.shape)
+        else:  # one per element of out, against alternatives stacked on a first axis
+            atol = atol.reshape(-1)
         close = (got - want).abs() <= atol + slack + rtol * want.abs()
     else:  # Exercise checks this when it is made; a new kind of comparison must be added here
         raise ValueError(f"exercise {exercise.id!r}: no comparison {exercise.compare!r}")

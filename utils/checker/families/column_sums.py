@@ -1,0 +1,142 @@
+"""A LayerNorm's dW and db (notebook 10; issue 31): sums down the columns, across every row of the batch.
+
+layer_norm_dw_db(x, dy, mean, rstd, out): out[0, j] = sum over rows r of dy[r, j] * xhat[r, j], with
+xhat = (x - mean[r]) * rstd[r] from the forward's saved mean and rstd, and out[1, j] = sum over rows of
+dy[r, j]. x and dy are 2-D of one shape and any strides, float16 or float32; mean and rstd float32, one
+per row; out float32, (2, n_cols). The reduction runs the other way from every row reduction before it:
+each program sums a block of rows (or a strided set of them) into a partial row, and the partial rows
+are combined by atomics into a zeroed out, by a second pass over a buffer of partials, or by the last
+program to arrive (07's ticket).
+
+The mistakes are the combine's (a plain store where partial rows must be added: one program's partial
+survives; atomics onto an out that was never zeroed; a single program's rows), and the formula's: dW and
+db swapped, xhat without the shift by the mean or without the scale by rstd. The battery holds one row,
+many short rows, widths that are not powers of two, rows with a large mean (3,000), float16 x and dy,
+transposed and sliced views, and more rows than a persistent grid has programs.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from utils.checker.data import values
+from utils.checker.messages import TILE_MESSAGES
+from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
+from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_each, race
+
+MESSAGES = {
+    "store_race": TILE_MESSAGES["store_race"],
+    "first_rows_only": "out holds the sums of the first rows only, a power-of-two block of them: one "
+    "program's partial row with no others added (a grid of one program without a loop over the rows, or "
+    "a second pass that reads only the first partial).",
+    "dw_db_swapped": "out[0] holds db and out[1] holds dW: out[0] is the sum of dy * xhat (the weight's "
+    "gradient), out[1] the sum of dy (the bias's).",
+    "xhat_without_rstd": "out[0] is the sum of dy * (x - mean): xhat is (x - mean) * rstd, scaled by the "
+    "row's rstd as the forward scaled it.",
+    "xhat_without_mean": "out[0] is the sum of dy * x * rstd: xhat is (x - mean) * rstd, shifted by the "
+    "row's mean first.",
+    "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass each tensor's "
+    "stride(0) and stride(1) to the kernel and use both in its offsets.",
+}
+_WORDS = dict(identity="other=0.0 for x and dy", reset="out.zero_() before the launch")
+EPS = 1e-5  # the forward's, inside the square root
+
+
+def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, ...]:
+    """(x, dy, mean, rstd): x of mixed values (shifted by 3,000 for "mean 3000"), dy of mixed signs, both
+    rounded to `dtype`; mean and rstd of the rounded x, in float32, as a forward saves them."""
+    x = values(rows * cols, "mixed", seed).double().view(rows, cols) + (
+        3000.0 if kind == "mean 3000" else 0.0
+    )
+    dy = values(rows * cols, "mixed", seed + 1).double().view(rows, cols)
+    x, dy = x.to(dtype), dy.to(dtype)
+    mean = x.double().mean(dim=1)
+    rstd = 1 / torch.sqrt(x.double().var(dim=1, correction=0) + EPS)
+    return x, dy, mean.float(), rstd.float()
+
+
+def _cases(large: bool) -> list[Case]:
+    f32, f16 = torch.float32, torch.float16
+    specs: list[tuple[int, int, str, torch.dtype, Layout]] = [  # rows, cols, kind, dtype, layout
+        (1, 7, "mixed", f32, "contiguous"),  # one row: dW is dy * xhat itself
+        (3, 5, "mixed", f32, "contiguous"),
+        (300, 5, "mixed", f32, "contiguous"),  # many short rows: more than a persistent grid's programs
+        (37, 1000, "mixed", f32, "contiguous"),
+        (33, 515, "mixed", f32, "transposed"),  # just over a tile of 512
+        (20, 700, "mixed", f16, "sliced"),
+        (64, 300, "mean 3000", f32, "contiguous"),  # x - mean cancels: the shift must come first
+        (130, 64, "mixed", f16, "contiguous"),
+        (9, 4099, "mixed", f32, "sliced"),  # just over a tile of 4096
+    ]
+    if large:
+        specs += [(4096, 1024, "mixed", f16, "contiguous"), (2000, 3000, "mixed", f32, "sliced")]
+    cases = []
+    for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
+        inputs = _inputs(rows, cols, kind, dtype, 1300 + 2 * i)
+        cases.append(row_case(inputs, (2, cols), kind, layout))
+    return cases
+
+
+def _xhat(x: torch.Tensor, mean: torch.Tensor, rstd: torch.Tensor) -> torch.Tensor:
+    return (x - mean[:, None]) * rstd[:, None]
+
+
+def _reference(x: torch.Tensor, dy: torch.Tensor, mean: torch.Tensor, rstd: torch.Tensor) -> torch.Tensor:
+    """[sum over rows of dy * xhat, sum over rows of dy], in float64."""
+    return torch.stack([(dy * _xhat(x, mean, rstd)).sum(dim=0), dy.sum(dim=0)])
+
+
+def _tolerance(case: Case) -> tuple[torch.Tensor, float]:
+    """(atol per element of out, rtol): a float32 sum of n terms errs by about sqrt(n) roundings of the
+    largest (16 epsilons per sqrt(n), as the checker's sums allow); each term of dW adds the roundings of
+    x - mean (about |x| + |mean| in size), of the scale by rstd and of the product with dy."""
+    x, dy, mean, rstd = (t.double() for t in case.inputs)
+    rows = x.shape[0]
+    eps = 2.0**-24
+    terms = dy * _xhat(x, mean, rstd)
+    dw = 16 * eps * rows**0.5 * terms.abs().amax(dim=0)
+    dw = dw + 4 * eps * (dy.abs() * (x.abs() + mean.abs()[:, None]) * rstd.abs()[:, None]).sum(dim=0)
+    db = 16 * eps * rows**0.5 * dy.abs().amax(dim=0)
+    return torch.stack([dw, db]), 1e-5
+
+
+def _predictions(case: Case, on_gpu: bool) -> Predictions:
+    x, dy, mean, rstd = (t.double() for t in case.inputs)
+    rows = x.shape[0]
+    out: Predictions = {}
+    terms, db = dy * _xhat(x, mean, rstd), dy
+    right = torch.stack([terms.sum(dim=0), db.sum(dim=0)])
+    predict(out, "dw_db_swapped", None, right.flip(0))
+    predict(out, "xhat_without_rstd", None, torch.stack([(dy * (x - mean[:, None])).sum(dim=0), right[1]]))
+    predict(out, "xhat_without_mean", None, torch.stack([(dy * x * rstd[:, None]).sum(dim=0), right[1]]))
+    both = torch.stack([terms, db], dim=1)  # (rows, 2, cols)
+    for block in (b for b in POWERS_OF_TWO if b < rows):
+        partials = torch.stack([both[i : i + block].sum(dim=0) for i in range(0, rows, block)])
+        # A plain tl.store of each block's partial row: in the interpreter the last program stores last;
+        # on a GPU any program's store may stay, a different one in each element.
+        predict(out, "store_race", ("BLOCK_ROWS", block), partials[-1])
+        predict_each(out, "store_race", race(("BLOCK_ROWS", block), each_element=True), partials)
+        predict(out, "first_rows_only", ("BLOCK_ROWS", block), partials[0])
+    return out
+
+
+EXERCISES = [
+    Exercise(
+        id="layer_norm_dw_db",
+        signature="layer_norm_dw_db(x, dy, mean, rstd, out)",
+        description="a LayerNorm's dW and db, out[0, j] = sum over rows of dy * (x - mean) * rstd and "
+        "out[1, j] = sum over rows of dy, for 2-D x and dy of one shape and any strides (float16 or "
+        "float32), float32 mean and rstd per row, and a float32 out of (2, n_cols): sums down the columns",
+        hint="start from a tile of rows: each program sums its rows into a partial row of dW and db, then "
+        "the partial rows are combined; watch the combine (partial rows are added, never stored over "
+        "each other, into an out that starts at zero) and xhat (shifted by the mean, then scaled).",
+        cases=_cases,
+        reference=_reference,
+        compare="sum",
+        tolerance=_tolerance,
+        predictions=_predictions,
+        mistakes=mistakes(MESSAGES, **_WORDS),
+        identity=0.0,
+        trait_mistakes={"strided": "ignores_strides"},
+    )
+]
