@@ -210,7 +210,8 @@ def predict_missing_row_offset(
     """missing_row_offset for a kernel of one program per row (or per tile of rows), from the right rows
     `reference` and `first`, what every row would hold had each program read row 0; both float64,
     shaped like out. Either the row is missing from the input's offset (every row of out is `first`), or
-    from out's (every program stores into out's first row, and the other rows stay unwritten)."""
+    from out's (every program stores into out's first row, and the other rows stay unwritten), or from
+    both (out's first row is right, and the other rows stay unwritten)."""
     rows, cols = reference.shape
     predict(predictions, "missing_row_offset", "every program read row 0", first)
     # Every program stores into out's first row: the rows below stay as they were
@@ -220,6 +221,11 @@ def predict_missing_row_offset(
     last[0] = reference[-1]  # the programs run in order in the interpreter: the last row's store stays
     predict(
         predictions, "missing_row_offset", "every row stored into out's first row", last, written=first_row
+    )
+    # The row missing from both: every program reads row 0 and stores it into out's first row, which then
+    # holds row 0's answer while the rows below stay as they were
+    predict(
+        predictions, "missing_row_offset", "every program read and wrote row 0", reference, written=first_row
     )
     # On a GPU any row's store may be the one that stays, and a different one for each element: the warps
     # of different programs store their parts of the row at different times.

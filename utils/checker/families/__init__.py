@@ -10,14 +10,14 @@ reducing only the first tile, squaring after the sum, ...), and utils.checker.di
 one of whose forms (variants) explains every failing case and contradicts no passing one. Nothing here
 looks at the learner's code.
 
-One module per family, each owning its cases, predictions, messages and entries: `elementwise` (01),
-`sums` (02, 07) and `extremes` (03), which share `reductions`; `transforms` (04, 07: the norms and
-the count, with `lossy`), with `logsumexp` and `mean_var` (06) sharing its messages; `rows` (05),
-`softmax` (08, the capstone) with `softmax_split` (08's exercise 3, a row split across programs),
-`norms` (09); and `backward` and `column_sums` (notebook 10, whose notebook is not yet written). What
-they share is in utils.checker.model (the types), utils.checker.predictions (how a prediction is
-recorded), utils.checker.data (input data) and utils.checker.messages; the mistakes any exercise can make
-(never written, out of bounds, ...) belong to the checker. CONTRIBUTING.md says how to add an exercise.
+One module per family, each owning its cases, predictions, messages and entries: `elementwise` (01), `sums`
+(02, 07) and `extremes` (03), which share `reductions`; `transforms` (04, 07: the norms and the count, with
+`lossy`), with `logsumexp` and `mean_var` (06) sharing its messages; `rows` (05), `softmax` (08, the
+capstone) with `softmax_split` (08's exercise 3, a row split across programs), `norms` (09); and `backward`,
+`norm_backward` and `column_sums` (notebook 10, whose notebook is not yet written). What they share is in
+utils.checker.model (the types), utils.checker.predictions (how a prediction is recorded),
+utils.checker.data (input data) and utils.checker.messages; the mistakes any exercise can make (never
+written, out of bounds, ...) belong to the checker. CONTRIBUTING.md says how to add an exercise.
 """
 
 from utils.checker.families import (
@@ -27,6 +27,7 @@ from utils.checker.families import (
     extremes,
     logsumexp,
     mean_var,
+    norm_backward,
     norms,
     rows,
     softmax,
@@ -49,4 +50,5 @@ EXERCISES: dict[str, Exercise] = registry(
     *norms.EXERCISES,
     *backward.EXERCISES,
     *column_sums.EXERCISES,
+    *norm_backward.EXERCISES,
 )

@@ -1,0 +1,156 @@
+"""A LayerNorm's dx (notebook 10; issue 31): the gradient through a row's normalisation, a row reduction.
+
+layer_norm_dx(x, w, dy, mean, rstd, dx): with xhat = (x - mean[r]) * rstd[r] (the forward's saved mean
+and rstd) and g = dy * w, dx[r, :] = rstd[r] * (g - xhat * c1 - c2), where c1 = the row's mean of
+g * xhat and c2 = the row's mean of g. x and dy are 2-D of one shape and any strides, float16 or
+float32; w float32 per column; mean and rstd float32 per row; dx in x's dtype. Two reductions of the row,
+then a pass that uses both, as in the forward: x and dy read once, dx written once.
+
+The mistakes are the formula's (the outer rstd left out, either mean term left out, the weight left out
+of g) and the row's (a mean taken over the tile's lanes instead of n_cols, or over n_cols - 1; the row
+offset; the strides). The battery holds one row, many short rows, widths that are not powers of two,
+rows with a large mean (3,000), float16 x and dy, transposed and sliced views.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from utils.checker.data import values
+from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
+from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_missing_row_offset
+
+MESSAGES = {
+    "rstd_factor_missing": "dx is off by the row's rstd: the gradient through the scale by rstd multiplies "
+    "the whole bracket, dx = rstd * (g - xhat * c1 - c2).",
+    "mean_of_g_missing": "dx lacks the row's mean of g = dy * w: the gradient through the shift by the "
+    "mean subtracts it, dx = rstd * (g - xhat * c1 - c2) with c2 the mean of g.",
+    "xhat_term_missing": "dx lacks the xhat * c1 term, c1 the row's mean of g * xhat: the gradient through "
+    "rstd (which depends on every x of the row) gives it.",
+    "w_left_out": "dx was computed from dy alone: the weight scales the gradient first, g = dy * w, and "
+    "both means are taken of g.",
+    "wrong_count": "the row's means are off by a constant factor: they were divided by the tile's width "
+    "(a power of two) or by n_cols - 1, not by n_cols. Masked lanes add nothing to the sums; the mean "
+    "divides by the row's own length.",
+    "missing_row_offset": "rows landed in the wrong place: every row of dx holds row 0's gradient, or only "
+    "dx's first row was written. The row is missing from an input's offset or from dx's.",
+    "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass each tensor's "
+    "stride(0) and stride(1) to the kernel and use both in its offsets.",
+}
+_WORDS = dict(identity="other=0.0 for x, dy and w", reset="nothing: dx is stored")
+EPS = 1e-5  # the forward's, inside the square root
+
+
+def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, ...]:
+    """(x, w, dy, mean, rstd): x of mixed values (shifted by 3,000 for "mean 3000"), w around 1, dy of
+    mixed signs; x and dy rounded to `dtype`, mean and rstd of the rounded x in float32."""
+    x = values(rows * cols, "mixed", seed).double().view(rows, cols) + (
+        3000.0 if kind == "mean 3000" else 0.0
+    )
+    w = values(cols, "positive", seed + 1)
+    dy = values(rows * cols, "mixed", seed + 2).double().view(rows, cols)
+    x, dy = x.to(dtype), dy.to(dtype)
+    mean = x.double().mean(dim=1)
+    rstd = 1 / torch.sqrt(x.double().var(dim=1, correction=0) + EPS)
+    return x, w, dy, mean.float(), rstd.float()
+
+
+def _cases(large: bool) -> list[Case]:
+    f32, f16 = torch.float32, torch.float16
+    specs: list[tuple[int, int, str, torch.dtype, Layout]] = [  # rows, cols, kind, dtype, layout
+        (1, 7, "mixed", f32, "contiguous"),
+        (3, 5, "mixed", f32, "contiguous"),
+        (300, 5, "mixed", f32, "contiguous"),  # many short rows
+        (7, 1000, "mixed", f32, "contiguous"),
+        (33, 515, "mixed", f32, "transposed"),  # just over a tile of 512
+        (20, 700, "mixed", f16, "sliced"),
+        (16, 300, "mean 3000", f32, "contiguous"),
+        (2, 4099, "mixed", f32, "sliced"),  # just over a tile of 4096
+    ]
+    if large:
+        specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
+    cases = []
+    for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
+        inputs = _inputs(rows, cols, kind, dtype, 1500 + 3 * i)
+        cases.append(row_case(inputs, (rows, cols), kind, layout, out_dtype=dtype))
+    return cases
+
+
+def _dx(x, w, dy, mean, rstd, count=None, rstd_factor=True, c1_term=True, c2_term=True):
+    """dx in float64, with the row's means divided by `count` (n_cols if None) and terms left out."""
+    count = x.shape[1] if count is None else count
+    xhat = (x - mean[:, None]) * rstd[:, None]
+    g = dy * w
+    c1 = (g * xhat).sum(dim=1, keepdim=True) / count
+    c2 = g.sum(dim=1, keepdim=True) / count
+    bracket = g - (xhat * c1 if c1_term else 0) - (c2 if c2_term else 0)
+    return bracket * rstd[:, None] if rstd_factor else bracket
+
+
+def _reference(x, w, dy, mean, rstd) -> torch.Tensor:
+    return _dx(x, w, dy, mean, rstd)
+
+
+def _tolerance(case: Case) -> tuple[torch.Tensor, float]:
+    """(atol per element of dx, rtol): each mean is a float32 sum of n terms, which errs by about sqrt(n)
+    roundings of the largest (16 epsilons per sqrt(n), as the checker's sums allow); xhat rounds x - mean
+    (about |x| + |mean| in size) and its scale; the bracket and the scale by rstd add a few roundings
+    more. A float16 dx rounds by up to 2^-11 relative, and by half of 2^-24 below 2^-14."""
+    x, w, dy, mean, rstd = (t.double() for t in case.inputs)
+    n = x.shape[1]
+    eps = 2.0**-24
+    r = rstd.abs()[:, None]
+    xhat = (x - mean[:, None]) * rstd[:, None]
+    g = dy * w
+    c1 = (g * xhat).mean(dim=1, keepdim=True)
+    c2 = g.mean(dim=1, keepdim=True)
+    xhat_err = 4 * eps * (x.abs() + mean.abs()[:, None]) * r
+    c1_err = 16 * eps / n**0.5 * (g * xhat).abs().amax(dim=1, keepdim=True) + (g.abs() * xhat_err).mean(
+        dim=1, keepdim=True
+    )
+    c2_err = 16 * eps / n**0.5 * g.abs().amax(dim=1, keepdim=True)
+    bracket = g.abs() + (xhat * c1).abs() + c2.abs()
+    atol = r * (xhat.abs() * c1_err + xhat_err * c1.abs() + c2_err + 8 * eps * bracket)
+    if case.out_dtype == torch.float16:
+        return atol + 2.0**-24, 2e-3
+    return atol, 1e-5
+
+
+def _predictions(case: Case, on_gpu: bool) -> Predictions:
+    x, w, dy, mean, rstd = (t.double() for t in case.inputs)
+    rows, cols = x.shape
+    out: Predictions = {}
+    predict(out, "rstd_factor_missing", None, _dx(x, w, dy, mean, rstd, rstd_factor=False))
+    predict(out, "mean_of_g_missing", None, _dx(x, w, dy, mean, rstd, c2_term=False))
+    predict(out, "xhat_term_missing", None, _dx(x, w, dy, mean, rstd, c1_term=False))
+    predict(out, "w_left_out", None, _dx(x, torch.ones_like(w), dy, mean, rstd))
+    for block in (b for b in POWERS_OF_TWO if b > cols):  # the tile's width, in place of n_cols
+        predict(out, "wrong_count", block, _dx(x, w, dy, mean, rstd, count=block))
+    if cols > 1:
+        predict(out, "wrong_count", "n_cols - 1", _dx(x, w, dy, mean, rstd, count=cols - 1))
+    if rows > 1:
+        right = _reference(x, w, dy, mean, rstd)
+        first = _dx(x[:1], w, dy[:1], mean[:1], rstd[:1]).expand(rows, cols)
+        predict_missing_row_offset(out, right, first)
+    return out
+
+
+EXERCISES = [
+    Exercise(
+        id="layer_norm_dx",
+        signature="layer_norm_dx(x, w, dy, mean, rstd, dx)",
+        description="a LayerNorm's dx[r, :] = rstd * (g - xhat * mean(g * xhat) - mean(g)), g = dy * w, xhat "
+        "= (x - mean) * rstd, for 2-D x and dy of one shape and any strides (float16 or float32), float32 "
+        "w per column, float32 mean and rstd per row, dx in x's dtype: two row reductions, then a pass",
+        hint="start from the forward's one-row kernel with the saved mean and rstd: two reductions of the "
+        "row, then a pass that uses both; watch what each mean divides by (the row's length) and where "
+        "rstd and the weight come in.",
+        cases=_cases,
+        reference=_reference,
+        compare="sum",
+        tolerance=_tolerance,
+        predictions=_predictions,
+        mistakes=mistakes(MESSAGES, **_WORDS),
+        trait_mistakes={"strided": "ignores_strides"},
+    )
+]
