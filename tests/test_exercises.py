@@ -221,3 +221,19 @@ def test_a_case_past_the_prediction_limit_counts_only_when_no_smaller_one_fails(
         failing = [r for r in runs if not torch.equal(r.result, r.expected)]
         diagnose(exercise, runs, failing, rerun=lambda r, other: r, on_gpu=True)
         assert sorted(predicted) == sorted(expected)
+
+
+def test_the_strided_trait_is_probed_on_the_same_values_laid_out_contiguously():
+    """Every exercise with a strided case gets the checker's probe for the trait: the failing case again,
+    contiguous, its values unchanged, so that a mistake of another kind on a strided case (float16 sums on
+    the one float16 case that is sliced) is not blamed on the strides."""
+    from utils.checker.model import laid_out_contiguously
+
+    exercise = EXERCISES["layer_norm_dx"]
+    case = next(c for c in exercise.cases(False) if "strided" in c.traits)
+    probe = exercise.trait_probe("strided")
+    assert probe is laid_out_contiguously
+    again = probe(case)
+    assert again.layout == "contiguous" and "strided" not in again.traits
+    assert all(torch.equal(a, b) for a, b in zip(again.inputs, case.inputs))
+    assert exercise.trait_probe("no such trait") is None

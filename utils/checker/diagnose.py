@@ -48,7 +48,7 @@ def _traits(
             continue
         # Where the exercise has a probe for the trait, the probe decides; where it has none, a
         # prediction of the code does (a trait alone named any mistake that spared the other cases).
-        probed = trait in exercise.trait_probes
+        probed = exercise.trait_probe(trait) is not None
         predicted = not probed and predicted_on_failing(code)
         unwritten = any(bool((run.result == run.garbage).any()) for run in wrong_values)
         if not (predicted or unwritten or structural) and confirms(trait):

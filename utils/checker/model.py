@@ -9,7 +9,7 @@ entries; this module holds only what several families share.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
 import torch
@@ -68,6 +68,18 @@ def row_case(
     return Case(name, inputs, out_shape, layout, frozenset(given) | traits, out_dtype)
 
 
+def laid_out_contiguously(case: Case) -> Case:
+    """The "strided" trait's probe: a failing case with the same values, laid out contiguously, where a
+    mistake in the strides does no harm. A kernel that fails there too has another mistake (one float16
+    sliced case failing for its float16 named the strides before this probe)."""
+    name = f"{case.name.rsplit(', ', 1)[0]}, contiguous (the same values)"
+    return replace(case, name=name, layout="contiguous", traits=case.traits - {"strided"})
+
+
+# The checker's probes for the traits every row battery shares (see Exercise.trait_probe).
+DEFAULT_TRAIT_PROBES: dict[str, Callable[[Case], Case]] = {"strided": laid_out_contiguously}
+
+
 @dataclass(frozen=True)
 class Mistake:
     """A diagnosis: a stable code (tests use it) and the sentence the learner reads."""
@@ -115,6 +127,10 @@ class Exercise:
     # code -> codes that describe the same failures more closely: when one of them is named too, this code
     # is left out (every exercise: the rounding codes yield to a family's own float16 codes).
     yields: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def trait_probe(self, trait: str) -> Callable[[Case], Case] | None:
+        """The probe for `trait`: the exercise's own, else the checker's (DEFAULT_TRAIT_PROBES), else None."""
+        return self.trait_probes.get(trait) or DEFAULT_TRAIT_PROBES.get(trait)
 
     def without_broader(self, codes: list[str]) -> list[str]:
         """`codes` without those that yield to another code in `codes` (see `yields`)."""

@@ -8,7 +8,7 @@
   changes depends on the order the programs run in;
 - `passed_before`: in the interpreter, a case that passed before the first failing one, run again: a
   result that is now wrong depends on the calls made in between;
-- `probe_confirms`: a trait's probe (Exercise.trait_probes), the failing case again with values on which
+- `probe_confirms`: a trait's probe (Exercise.trait_probe), the failing case again with values on which
   the trait's mistake does no harm.
 
 Each takes `rerun(case, seed, stages=None) -> Run` from utils.checker.runner (one call inside guard zones); a
@@ -146,7 +146,7 @@ def probe_confirms(exercise: Exercise, rerun: Rerun, failing: list[Run], trait: 
     """Whether the learner's function passes the trait's probe on the two smallest failing cases (True
     where the exercise has no probe for the trait: the other conditions of utils.checker.diagnose._traits
     decide)."""
-    probe = exercise.trait_probes.get(trait)
+    probe = exercise.trait_probe(trait)
     if probe is None:
         return True
     try:

@@ -66,6 +66,7 @@ def _cases(large: bool) -> list[Case]:
         (20, 700, "mixed", f16, "sliced"),
         (16, 300, "mean 3000", f32, "contiguous"),
         (2, 4099, "mixed", f32, "sliced"),  # just over a tile of 4096
+        (130, 64, "mixed", f16, "contiguous"),  # float16 apart from a strided layout
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
