@@ -154,12 +154,10 @@ def factor(pairs: list[Pairs]) -> Finding | None:
     for name, f in _PER_CASE:
         rows_and_length = [(reduced_length(p.run), _rows(p.run)) for p in pairs]
         if all(abs(c - f(n, r)) <= RELATION_RTOL * abs(c) for c, (n, r) in zip(factors, rows_and_length)):
-            return Finding(
-                "factor",
-                f"every wrong value is {name} times the right one, n being the number of elements each "
-                "output reduces (it differs from case to case)",
-                exact=True,
-            )
+            # "n" is named where the factor has one; the number of rows is named in full
+            n_is = "" if "rows" in name else ", n being the number of elements each output reduces"
+            said = f"every wrong value is {name} times the right one{n_is} (it differs from case to case)"
+            return Finding("factor", said, exact=True)
     return None
 
 
