@@ -146,7 +146,7 @@ WRONG = [
     (_dw_db("partials", "no rstd"), "xhat_without_rstd"),
     (_dw_db("partials", "no mean"), "xhat_without_mean"),
     (_dw_db("partials", one_block=True), "first_rows_only"),
-    (_dw_db("atomics", "float16 sums"), "wrong_values"),
+    (_dw_db("atomics", "float16 sums"), "fp16_accumulation"),
     (_dw_db("ticket", "ticket never reset"), "wrong_values"),
 ]
 # The ticket taken with sem="relaxed": on a GPU the last program may read a partial not yet visible. And out

@@ -17,6 +17,8 @@ transposed and sliced views, and more rows than a persistent grid has programs.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 
 from utils.checker.data import values
@@ -37,6 +39,9 @@ MESSAGES = {
     "row's mean first.",
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass each tensor's "
     "stride(0) and stride(1) to the kernel and use both in its offsets.",
+    "fp16_accumulation": "only float16 cases fail, and they pass on values whose sums float16 holds "
+    "exactly: the sums were kept in float16, which keeps 11 significant bits. Convert the loaded tiles "
+    "with .to(tl.float32) and sum in float32.",
 }
 _WORDS = dict(identity="other=0.0 for x and dy", reset="out.zero_() before the launch")
 EPS = 1e-5  # the forward's, inside the square root
@@ -100,6 +105,18 @@ def _tolerance(case: Case) -> tuple[torch.Tensor, float]:
     return torch.stack([dw, db]), 1e-5
 
 
+def _float16_exact(case: Case) -> Case:
+    """The probe for the "fp16" trait: `case` with x and dy small whole numbers, mean 0 and rstd 1, so that
+    every product and every column sum is a whole number under 2,048, which float16 holds exactly: a
+    float16 accumulator does no harm there, and a mistake of another kind still shows."""
+    x, dy, mean, rstd = case.inputs
+    rows, cols = x.shape
+    grid = torch.arange(rows * cols, dtype=torch.float64).view(rows, cols)
+    x_exact, dy_exact = (grid % 5) - 2, ((grid // 3) % 3) - 1  # |x * dy| <= 2; a column sums under 2,048
+    inputs = (x_exact.to(x.dtype), dy_exact.to(dy.dtype), torch.zeros_like(mean), torch.ones_like(rstd))
+    return replace(case, name=f"{case.name}, sums float16 holds exactly", inputs=inputs, traits=frozenset())
+
+
 def _predictions(case: Case, on_gpu: bool) -> Predictions:
     x, dy, mean, rstd = (t.double() for t in case.inputs)
     rows = x.shape[0]
@@ -137,6 +154,7 @@ EXERCISES = [
         predictions=_predictions,
         mistakes=mistakes(MESSAGES, **_WORDS),
         identity=0.0,
-        trait_mistakes={"strided": "ignores_strides"},
+        trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"},
+        trait_probes={"fp16": _float16_exact},
     )
 ]

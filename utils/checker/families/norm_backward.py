@@ -14,6 +14,8 @@ rows with a large mean (3,000), float16 x and dy, transposed and sliced views.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 
 from utils.checker.data import values
@@ -36,6 +38,9 @@ MESSAGES = {
     "dx's first row was written. The row is missing from an input's offset or from dx's.",
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass each tensor's "
     "stride(0) and stride(1) to the kernel and use both in its offsets.",
+    "fp16_accumulation": "only float16 cases fail, and they pass on values whose sums float16 holds "
+    "exactly: the row's sums were kept in float16, which keeps 11 significant bits. Convert the loaded "
+    "tiles with .to(tl.float32), sum in float32, and convert only what you store.",
 }
 _WORDS = dict(identity="other=0.0 for x, dy and w", reset="nothing: dx is stored")
 EPS = 1e-5  # the forward's, inside the square root
@@ -117,6 +122,26 @@ def _tolerance(case: Case) -> tuple[torch.Tensor, float]:
     return atol, 1e-5
 
 
+def _float16_exact(case: Case) -> Case:
+    """The probe for the "fp16" trait: `case` with x 1, mean 0, rstd 1 and w 1, and dy alternating +1 and -1
+    along each row (0 in an odd row's last column): both of the row's sums are exactly 0 in any float, so
+    dx is dy, and a float16 accumulator does no harm, while a mistake of another kind still shows."""
+    x, w, dy, mean, rstd = case.inputs
+    rows, cols = x.shape
+    signs = torch.tensor([1.0, -1.0], dtype=torch.float64).repeat(cols // 2 + 1)[:cols]
+    if cols % 2:
+        signs[-1] = 0.0
+    dy_exact = signs.expand(rows, cols)
+    inputs = (
+        torch.ones_like(x),
+        torch.ones_like(w),
+        dy_exact.to(dy.dtype),
+        torch.zeros_like(mean),
+        torch.ones_like(rstd),
+    )
+    return replace(case, name=f"{case.name}, sums float16 holds exactly", inputs=inputs, traits=frozenset())
+
+
 def _predictions(case: Case, on_gpu: bool) -> Predictions:
     x, w, dy, mean, rstd = (t.double() for t in case.inputs)
     rows, cols = x.shape
@@ -152,6 +177,7 @@ EXERCISES = [
         tolerance=_tolerance,
         predictions=_predictions,
         mistakes=mistakes(MESSAGES, **_WORDS),
-        trait_mistakes={"strided": "ignores_strides"},
+        trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"},
+        trait_probes={"fp16": _float16_exact},
     )
 ]
