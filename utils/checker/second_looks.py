@@ -123,7 +123,7 @@ def passed_before(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: li
     passed = [run for run in runs[:first_failing] if correct(exercise, run)]
     if not passed:
         return []
-    run = min(passed, key=lambda r: sum(x.numel() for x in r.case.inputs))
+    run = _smallest(passed, 1)[0]
     try:
         again = rerun(run.case, run.seed)
     except Exception:  # the learner's code raised this time: no evidence

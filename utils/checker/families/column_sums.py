@@ -22,6 +22,8 @@ from dataclasses import replace
 import torch
 
 from utils.checker.data import values
+from utils.checker.families.backward import MESSAGES as BACKWARD_MESSAGES
+from utils.checker.families.norm_backward import saved_statistics
 from utils.checker.messages import TILE_MESSAGES
 from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_each, race
@@ -37,14 +39,12 @@ MESSAGES = {
     "row's rstd as the forward scaled it.",
     "xhat_without_mean": "out[0] is the sum of dy * x * rstd: xhat is (x - mean) * rstd, shifted by the "
     "row's mean first.",
-    "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass each tensor's "
-    "stride(0) and stride(1) to the kernel and use both in its offsets.",
+    "ignores_strides": BACKWARD_MESSAGES["ignores_strides"],
     "fp16_accumulation": "only float16 cases fail, and they pass on values whose sums float16 holds "
     "exactly: the sums were kept in float16, which keeps 11 significant bits. Convert the loaded tiles "
     "with .to(tl.float32) and sum in float32.",
 }
 _WORDS = dict(identity="other=0.0 for x and dy", reset="out.zero_() before the launch")
-EPS = 1e-5  # the forward's, inside the square root
 
 
 def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, ...]:
@@ -55,9 +55,7 @@ def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> t
     )
     dy = values(rows * cols, "mixed", seed + 1).double().view(rows, cols)
     x, dy = x.to(dtype), dy.to(dtype)
-    mean = x.double().mean(dim=1)
-    rstd = 1 / torch.sqrt(x.double().var(dim=1, correction=0) + EPS)
-    return x, dy, mean.float(), rstd.float()
+    return x, dy, *saved_statistics(x)
 
 
 def _cases(large: bool) -> list[Case]:

@@ -19,6 +19,8 @@ from dataclasses import replace
 import torch
 
 from utils.checker.data import values
+from utils.checker.families.backward import MESSAGES as BACKWARD_MESSAGES
+from utils.checker.families.norms import EPS
 from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_missing_row_offset
 
@@ -36,14 +38,19 @@ MESSAGES = {
     "divides by the row's own length.",
     "missing_row_offset": "rows landed in the wrong place: every row of dx holds row 0's gradient, or only "
     "dx's first row was written. The row is missing from an input's offset or from dx's.",
-    "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass each tensor's "
-    "stride(0) and stride(1) to the kernel and use both in its offsets.",
+    "ignores_strides": BACKWARD_MESSAGES["ignores_strides"],
     "fp16_accumulation": "only float16 cases fail, and they pass on values whose sums float16 holds "
     "exactly: the row's sums were kept in float16, which keeps 11 significant bits. Convert the loaded "
     "tiles with .to(tl.float32), sum in float32, and convert only what you store.",
 }
 _WORDS = dict(identity="other=0.0 for x, dy and w", reset="nothing: dx is stored")
-EPS = 1e-5  # the forward's, inside the square root
+
+
+def saved_statistics(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(mean, rstd) of each row of x, in float32, as a LayerNorm forward saves them (notebook 09's eps)."""
+    mean = x.double().mean(dim=1)
+    rstd = 1 / torch.sqrt(x.double().var(dim=1, correction=0) + EPS)
+    return mean.float(), rstd.float()
 
 
 def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, ...]:
@@ -55,9 +62,7 @@ def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> t
     w = values(cols, "positive", seed + 1)
     dy = values(rows * cols, "mixed", seed + 2).double().view(rows, cols)
     x, dy = x.to(dtype), dy.to(dtype)
-    mean = x.double().mean(dim=1)
-    rstd = 1 / torch.sqrt(x.double().var(dim=1, correction=0) + EPS)
-    return x, w, dy, mean.float(), rstd.float()
+    return x, w, dy, *saved_statistics(x)
 
 
 def _cases(large: bool) -> list[Case]:
