@@ -30,6 +30,8 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
+import triton.language as tl
+
 from utils.notebooks import code_cells, is_exported, is_triton_jit, solution, solution_paths
 from utils.setup import interpreting
 
@@ -53,6 +55,16 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "PAIRS": [4],  # notebook 08: a row's (max, sum) pairs, loaded as one tile
     "K": [4],  # notebook 08: the one launch's chunks per row
     "SPIN_LIMIT": [1024],  # notebook 08: the one launch's bounded wait
+    # notebook 10: the fused backward's norm, its combines (the ticket's branch stores the partial rows too),
+    # the statistics read or recomputed; pipelined loads and w reloaded, their costlier settings
+    "LAYER": [True, False],
+    "COMBINE": ["atomics", "ticket"],
+    "RECOMPUTE": [False, True],
+    "STAGES": [3],
+    "RELOAD_W": [True],
+    "ACC": [tl.float32],
+    "BLOCK_P": [32],  # notebook 10: sum_partials' partial rows per step
+    "BLOCK_COLS": [128],
 }
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this
 
@@ -257,7 +269,7 @@ def kernel_module(notebook: str, folder: Path) -> types.ModuleType:
 # kernels with an `x_ptr` is compiled again with x and out as float16 pointers. The interpreter accepts
 # what the GPU's compiler refuses there, such as a loop-carried variable loaded as float32 before its loop
 # and as float16 in it (notebook 09's looped LayerNorm met that only on the H200).
-HALF_INPUTS = {"05_row_sum", "08_softmax", "09_norms"}
+HALF_INPUTS = {"05_row_sum", "08_softmax", "09_norms", "10_backward"}
 
 
 def _signatures(function: JitFunction, kernel) -> dict[str, dict[str, str]]:
