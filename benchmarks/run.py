@@ -119,6 +119,48 @@ def norm_rows_of(columns, with_bias, dtype=torch.float32):
 NORM_EPS = 1e-5  # notebook 09's eps, inside the square root
 
 
+def softmax_backward_rows_of(columns, dtype=torch.float32):
+    """(y, dy) and out (dx) for notebook 10's softmax backward: y a softmax of rows of `columns`."""
+
+    def make(n, device):
+        rows = max(1, n // columns)
+        y = torch.softmax(torch.randn(rows, columns, device=device), dim=1).to(dtype)
+        return (y, torch.randn_like(y)), torch.empty_like(y)
+
+    return make
+
+
+def layer_norm_backward_rows_of(columns, dtype=torch.float32):
+    """(x, w, dy, mean, rstd) and out (dx) for notebook 10's LayerNorm backward: the forward's saved mean
+    and rstd, in float32, one per row."""
+
+    def make(n, device):
+        rows = max(1, n // columns)
+        x = torch.randn(rows, columns, device=device, dtype=dtype)
+        variance, mean = torch.var_mean(x.float(), dim=1, correction=0)
+        w = (torch.rand(columns, device=device) + 0.5).to(dtype)
+        inputs = (x, w, torch.randn_like(x), mean, torch.rsqrt(variance + NORM_EPS))
+        return inputs, torch.empty_like(x)
+
+    return make
+
+
+def torch_softmax_backward(inputs, out):
+    """The kernel torch's autograd runs for torch.softmax's backward: dx from y and dy."""
+    y, dy = inputs
+    return torch._softmax_backward_data(dy, y, 1, y.dtype)
+
+
+def torch_layer_norm_backward(inputs, out):
+    """The kernels torch's autograd runs for F.layer_norm's backward (dx, dW and db); dx is compared."""
+    x, w, dy, mean, rstd = inputs
+    # the bias's values do not enter any gradient: w stands in for it, so that db is computed too
+    grads = torch.ops.aten.native_layer_norm_backward(
+        dy, x, [x.shape[1]], mean[:, None], rstd[:, None], w, w, [True, True, True]
+    )
+    return grads[0]
+
+
 def torch_mean_var(inputs, out):
     """[mean, variance] as a torch user computes them: one var_mean kernel, and the stack into one tensor."""
     return torch.stack(torch.var_mean(inputs[0], correction=0)[::-1])
@@ -226,6 +268,18 @@ ROWS = [
         "layer_norm",
         torch_layer_norm,
         make=norm_rows_of(4096, True, torch.float16),
+    ),
+    Row(
+        "softmax backward, 4096 columns",
+        "softmax_backward_best",
+        torch_softmax_backward,
+        make=softmax_backward_rows_of(4096),
+    ),
+    Row(
+        "LayerNorm backward, 4096 columns",
+        "layer_norm_backward_best",
+        torch_layer_norm_backward,
+        make=layer_norm_backward_rows_of(4096),
     ),
 ]
 
