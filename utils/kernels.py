@@ -30,8 +30,6 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-import triton.language as tl
-
 from utils.notebooks import code_cells, is_exported, is_triton_jit, solution, solution_paths
 from utils.setup import interpreting
 
@@ -62,7 +60,7 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "RECOMPUTE": [False, True],
     "STAGES": [3],
     "RELOAD_W": [True],
-    "ACC": [tl.float32],
+    "ACC": ["tl.float32"],  # a Triton dtype, named: see _example
     "BLOCK_P": [32],  # notebook 10: sum_partials' partial rows per step
     "BLOCK_COLS": [128],
 }
@@ -285,6 +283,16 @@ def _signatures(function: JitFunction, kernel) -> dict[str, dict[str, str]]:
     return signatures
 
 
+def _example(value):
+    """A constexpr's example value; "tl.<dtype>" names a Triton dtype. Named, not imported: this module is
+    loaded by the release hook's environment (.pre-commit-config.yaml), which has no triton."""
+    if isinstance(value, str) and value.startswith("tl."):
+        import triton.language as tl
+
+        return getattr(tl, value.removeprefix("tl."))
+    return value
+
+
 def _compile(function: JitFunction, kernel, arch: int) -> str | None:
     """The first failing (signature, constexpr choice)'s error when compiling `kernel` for `arch`, else
     None."""
@@ -293,7 +301,7 @@ def _compile(function: JitFunction, kernel, arch: int) -> str | None:
     missing = [c for c in function.constexprs if c not in EXAMPLE_CONSTEXPRS]
     if missing:
         return f"no example values for constexpr {missing} in EXAMPLE_CONSTEXPRS"
-    choices = [[(c, v) for v in EXAMPLE_CONSTEXPRS[c]] for c in function.constexprs]
+    choices = [[(c, _example(v)) for v in EXAMPLE_CONSTEXPRS[c]] for c in function.constexprs]
     for name, signature in _signatures(function, kernel).items():
         for constexprs in itertools.product(*choices):
             try:
