@@ -10,6 +10,11 @@ The mistakes are the formula's (the outer rstd left out, either mean term left o
 of g) and the row's (a mean taken over the tile's lanes instead of n_cols, or over n_cols - 1; the row
 offset; the strides). The battery holds one row, many short rows, widths that are not powers of two,
 rows with a large mean (3,000), float16 x and dy, transposed and sliced views.
+
+rms_norm_dx(x, w, dy, rstd, dx) is the same for an RMSNorm: xhat = x * rstd[r] and dx[r, :] = rstd[r] *
+(g - xhat * c1), one reduction, no mean; its cases are the same rows, less those of mean 3,000, with
+rstd = 1 / sqrt(mean(x^2) + eps). Its own mistake is LayerNorm's c2, the row's mean of g, subtracted as
+well (`mean_of_g_subtracted`).
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ MESSAGES = {
     "divides by the row's own length.",
     "missing_row_offset": "rows landed in the wrong place: every row of dx holds row 0's gradient, or only "
     "dx's first row was written. The row is missing from an input's offset or from dx's.",
+    "mean_of_g_subtracted": "dx subtracts the row's mean of g = dy * w, as a LayerNorm's does: an RMSNorm "
+    "does not shift x by its mean, so its dx = rstd * (g - xhat * c1) has no such term.",
     "ignores_strides": BACKWARD_MESSAGES["ignores_strides"],
     "fp16_accumulation": "only float16 cases fail, and they pass on values whose sums float16 holds "
     "exactly: the row's sums were kept in float16, which keeps 11 significant bits. Convert the loaded "
@@ -186,3 +193,89 @@ EXERCISES = [
         trait_probes={"fp16": _float16_exact},
     )
 ]
+
+
+def rms_statistics(x: torch.Tensor) -> torch.Tensor:
+    """rstd of each row of x, in float32, as an RMSNorm forward saves it: 1 / sqrt(mean(x^2) + eps)."""
+    return (1 / torch.sqrt(x.double().pow(2).mean(dim=1) + EPS)).float()
+
+
+def _as_layer_norm(inputs) -> tuple[torch.Tensor, ...]:
+    """An RMSNorm case's (x, w, dy, rstd) as a LayerNorm's (x, w, dy, mean, rstd), mean 0: the formulas and
+    their tolerance are LayerNorm's with the mean left out."""
+    x, w, dy, rstd = inputs
+    return x, w, dy, torch.zeros_like(rstd), rstd
+
+
+def _rms_cases(large: bool) -> list[Case]:
+    """LayerNorm's cases with an RMSNorm's rstd, less the rows of mean 3,000: an RMSNorm has no mean to
+    cancel, and their rstd of about 1/3,000 scales the tolerance so far down that a dx without the outer
+    rstd, 3,000 times too large, no longer matches its prediction within it."""
+    return [
+        replace(case, inputs=(x, w, dy, rms_statistics(x)))
+        for case in _cases(large)
+        if "mean 3000" not in case.name
+        for x, w, dy, _, _ in [case.inputs]
+    ]
+
+
+def _rms_reference(x, w, dy, rstd) -> torch.Tensor:
+    return _dx(x, w, dy, torch.zeros_like(rstd), rstd, c2_term=False)
+
+
+def _rms_tolerance(case: Case) -> tuple[torch.Tensor, float]:
+    return _tolerance(replace(case, inputs=_as_layer_norm(case.inputs)))
+
+
+def _rms_float16_exact(case: Case) -> Case:
+    """As _float16_exact: x 1, rstd 1, w 1 and dy alternating, so the row's one sum is exactly 0."""
+    exact = _float16_exact(replace(case, inputs=_as_layer_norm(case.inputs)))
+    x, w, dy, _, rstd = exact.inputs
+    return replace(exact, inputs=(x, w, dy, rstd))
+
+
+def _rms_predictions(case: Case, on_gpu: bool) -> Predictions:
+    x, w, dy, mean, rstd = (t.double() for t in _as_layer_norm(case.inputs))
+    rows, cols = x.shape
+    out: Predictions = {}
+    predict(out, "rstd_factor_missing", None, _dx(x, w, dy, mean, rstd, rstd_factor=False, c2_term=False))
+    predict(out, "mean_of_g_subtracted", None, _dx(x, w, dy, mean, rstd))
+    predict(out, "xhat_term_missing", None, _dx(x, w, dy, mean, rstd, c1_term=False, c2_term=False))
+    predict(out, "w_left_out", None, _dx(x, torch.ones_like(w), dy, mean, rstd, c2_term=False))
+    for block in (b for b in POWERS_OF_TWO if b > cols):
+        predict(out, "wrong_count", block, _dx(x, w, dy, mean, rstd, count=block, c2_term=False))
+    if cols > 1:
+        predict(out, "wrong_count", "n_cols - 1", _dx(x, w, dy, mean, rstd, count=cols - 1, c2_term=False))
+    if rows > 1:
+        right = _dx(x, w, dy, mean, rstd, c2_term=False)
+        first = _dx(x[:1], w, dy[:1], mean[:1], rstd[:1], c2_term=False).expand(rows, cols)
+        predict_missing_row_offset(out, right, first)
+    return out
+
+
+_RMS_MESSAGES = {code: text for code, text in MESSAGES.items() if code != "mean_of_g_missing"}
+_RMS_MESSAGES["rstd_factor_missing"] = (
+    "dx is off by the row's rstd: the gradient through the scale by rstd multiplies the whole bracket, "
+    "dx = rstd * (g - xhat * c1)."
+)
+
+EXERCISES.append(
+    Exercise(
+        id="rms_norm_dx",
+        signature="rms_norm_dx(x, w, dy, rstd, dx)",
+        description="an RMSNorm's dx[r, :] = rstd * (g - xhat * mean(g * xhat)), g = dy * w, xhat = x * "
+        "rstd, for 2-D x and dy of one shape and any strides (float16 or float32), float32 w per column, "
+        "float32 rstd per row, dx in x's dtype: one row reduction, then a pass",
+        hint="start from the LayerNorm's dx with the mean gone: one reduction of the row, then a pass that "
+        "uses it; watch what the mean divides by (the row's length) and which of LayerNorm's terms an "
+        "RMSNorm has.",
+        cases=_rms_cases,
+        reference=_rms_reference,
+        compare="sum",
+        tolerance=_rms_tolerance,
+        predictions=_rms_predictions,
+        mistakes=mistakes(_RMS_MESSAGES, **_WORDS),
+        trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"},
+        trait_probes={"fp16": _rms_float16_exact},
+    )
+)

@@ -1,0 +1,144 @@
+"""Submissions for `rms_norm_dx(x, w, dy, rstd, dx)`: dx = rstd * (g - xhat * c1), g = dy * w,
+xhat = x * rstd, c1 the row's mean of g * xhat. A tile of BLOCK_ROWS rows per program, the row whole in one
+tile; or one row per program walked in tiles (two passes: the sum, then dx). The wrong ones are the tile
+kernel with one mistake each, chosen by the constexpr MISTAKE."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rms_dx_rows_kernel(
+    x_ptr,
+    w_ptr,
+    dy_ptr,
+    rstd_ptr,
+    dx_ptr,
+    n_rows,
+    n_cols,
+    sx_row,
+    sx_col,
+    sdy_row,
+    sdy_col,
+    sdx_row,
+    sdx_col,
+    BLOCK_ROWS: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+    MISTAKE: tl.constexpr,
+):
+    rows = tl.program_id(0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
+    if MISTAKE == "no row offset":
+        rows = tl.arange(0, BLOCK_ROWS)  # every program reads (and writes) the first rows
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    x = tl.load(x_ptr + rows[:, None] * sx_row + cols[None, :] * sx_col, mask=mask, other=0.0)
+    dy = tl.load(dy_ptr + rows[:, None] * sdy_row + cols[None, :] * sdy_col, mask=mask, other=0.0)
+    if MISTAKE != "float16 sums":  # that one computes in the inputs' own dtype
+        x, dy = x.to(tl.float32), dy.to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0)
+    rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0)
+    xhat = x * rstd[:, None].to(x.dtype)  # a masked lane loads 0: its xhat is 0
+    g = dy if MISTAKE == "no w" else dy * w[None, :].to(dy.dtype)
+    count = n_cols - 1 if MISTAKE == "n_cols - 1" else n_cols
+    if MISTAKE == "tile width":
+        count = BLOCK_SIZE
+    c1 = tl.sum(g * xhat, axis=1) / count
+    if MISTAKE == "no c1":
+        bracket = g
+    elif MISTAKE == "layer norm's c2":  # LayerNorm's formula: the mean of g subtracted too
+        bracket = g - xhat * c1[:, None] - (tl.sum(g, axis=1) / count)[:, None]
+    else:
+        bracket = g - xhat * c1[:, None]
+    dx = bracket if MISTAKE == "no rstd" else bracket * rstd[:, None]
+    tl.store(
+        dx_ptr + rows[:, None] * sdx_row + cols[None, :] * sdx_col, dx.to(dx_ptr.dtype.element_ty), mask=mask
+    )
+
+
+@triton.jit
+def rms_dx_looped_kernel(
+    x_ptr,
+    w_ptr,
+    dy_ptr,
+    rstd_ptr,
+    dx_ptr,
+    n_cols,
+    sx_row,
+    sx_col,
+    sdy_row,
+    sdy_col,
+    sdx_row,
+    sdx_col,
+    BLOCK_SIZE: tl.constexpr,
+):
+    # One row per program, in tiles: pass 1 sums g * xhat, pass 2 writes dx
+    row = tl.program_id(0)
+    rstd = tl.load(rstd_ptr + row)
+    s1 = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(0, n_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        m = cols < n_cols
+        x = tl.load(x_ptr + row * sx_row + cols * sx_col, mask=m, other=0.0).to(tl.float32)
+        g = tl.load(dy_ptr + row * sdy_row + cols * sdy_col, mask=m, other=0.0).to(tl.float32)
+        s1 += g * tl.load(w_ptr + cols, mask=m, other=0.0) * x * rstd
+    c1 = tl.sum(s1, axis=0) / n_cols
+    for start in range(0, n_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        m = cols < n_cols
+        x = tl.load(x_ptr + row * sx_row + cols * sx_col, mask=m, other=0.0).to(tl.float32)
+        g = tl.load(dy_ptr + row * sdy_row + cols * sdy_col, mask=m, other=0.0).to(tl.float32)
+        g = g * tl.load(w_ptr + cols, mask=m, other=0.0)
+        dx = (g - x * rstd * c1) * rstd
+        tl.store(dx_ptr + row * sdx_row + cols * sdx_col, dx.to(dx_ptr.dtype.element_ty), mask=m)
+
+
+def _rows(mistake="", block_rows=None, n_cols_as_stride=False):
+    """A tile of rows per program, the row whole; `block_rows` None: about 4,096 elements a tile."""
+
+    def launch(x, w, dy, rstd, dx):
+        n_rows, n_cols = x.shape
+        block = triton.next_power_of_2(n_cols)
+        rows = block_rows or max(1, min(triton.next_power_of_2(n_rows), 4096 // block))
+        x_strides = (n_cols, 1) if n_cols_as_stride else x.stride()  # the wrong one: a contiguous row
+        rms_dx_rows_kernel[(triton.cdiv(n_rows, rows),)](
+            x,
+            w,
+            dy,
+            rstd,
+            dx,
+            n_rows,
+            n_cols,
+            *x_strides,
+            *dy.stride(),
+            *dx.stride(),
+            BLOCK_ROWS=rows,
+            BLOCK_SIZE=block,
+            MISTAKE=mistake,
+        )
+
+    what = mistake.replace(" ", "_").replace("-", "minus").replace("'", "") if mistake else "rows"
+    launch.__name__ = "rms_norm_dx_" + what + ("_n_cols_as_stride" if n_cols_as_stride else "")
+    return launch
+
+
+def rms_norm_dx_looped(x, w, dy, rstd, dx):
+    n_rows, n_cols = x.shape
+    block = min(1024, triton.next_power_of_2(n_cols))
+    rms_dx_looped_kernel[(n_rows,)](
+        x, w, dy, rstd, dx, n_cols, *x.stride(), *dy.stride(), *dx.stride(), BLOCK_SIZE=block
+    )
+
+
+CORRECT = [_rows(), _rows(block_rows=1), rms_norm_dx_looped]
+
+WRONG = [
+    (_rows("no rstd"), "rstd_factor_missing"),
+    (_rows("layer norm's c2"), "mean_of_g_subtracted"),
+    (_rows("no c1"), "xhat_term_missing"),
+    (_rows("no w"), "w_left_out"),
+    (_rows("tile width"), "wrong_count"),
+    (_rows("n_cols - 1"), "wrong_count"),
+    (_rows("no row offset", block_rows=1), "missing_row_offset"),
+    (_rows(n_cols_as_stride=True), "ignores_strides"),
+    (_rows("float16 sums"), "fp16_accumulation"),
+]
