@@ -21,7 +21,9 @@ from utils.checker.rounding import NARROW, rounded
 from utils.checker.rounding import YIELDS as ROUNDING_YIELDS
 from utils.checker.tolerance import sum_tolerance
 
-Layout = Literal["contiguous", "transposed", "sliced"]  # how a 2-D input is laid out in memory
+# How a case's 2-D inputs are laid out in memory; "mixed": each its own way, by its place among the inputs
+# (utils.checker.runner.input_layout), so that one input's strides used for another's show
+Layout = Literal["contiguous", "transposed", "sliced", "mixed"]
 Compare = Literal["elementwise", "sum", "exact"]  # how a result is judged against the reference
 
 

@@ -168,6 +168,14 @@ def _guard_size(numel: int) -> int:
     return max(4096, numel)  # wide enough for a whole unmasked tile, or a whole extra copy of the input
 
 
+MIXED = ("transposed", "sliced", "contiguous")  # a "mixed" case's layouts, input by input, round and round
+
+
+def input_layout(layout: str, index: int) -> str:
+    """The layout of a case's input number `index`: the case's own, or for "mixed" one of MIXED in turn."""
+    return MIXED[index % len(MIXED)] if layout == "mixed" else layout
+
+
 def _guarded_input(data: torch.Tensor, layout: str, device: str, seed: int) -> torch.Tensor:
     """A view holding `data`, laid out as asked, surrounded (and, for "sliced", interleaved) by poison."""
     rows, cols = data.shape if data.dim() == 2 else (1, data.numel())
@@ -219,7 +227,7 @@ def _run(
     given) receives what each launch left in its scratch tensors (utils.checker.stages)."""
     __tracebackhide__ = True
     inputs = tuple(
-        _guarded_input(x, case.layout, device, 1000 * poison_seed + 10 * seed + i)
+        _guarded_input(x, input_layout(case.layout, i), device, 1000 * poison_seed + 10 * seed + i)
         for i, x in enumerate(case.inputs)
     )
     numel = math.prod(case.out_shape)

@@ -9,7 +9,8 @@ then a pass that uses both, as in the forward: x and dy read once, dx written on
 The mistakes are the formula's (the outer rstd left out, either mean term left out, the weight left out
 of g) and the row's (a mean taken over the tile's lanes instead of n_cols, or over n_cols - 1; the row
 offset; the strides). The battery holds one row, many short rows, widths that are not powers of two,
-rows with a large mean (3,000), float16 x and dy, transposed and sliced views.
+rows with a large mean (3,000), float16 x and dy, transposed and sliced views, and x and dy laid out
+differently (x transposed, dy contiguous).
 
 rms_norm_dx(x, w, dy, rstd, dx) is the same for an RMSNorm: xhat = x * rstd[r] and dx[r, :] = rstd[r] *
 (g - xhat * c1), one reduction, no mean; its cases are the same rows, less those of mean 3,000, with
@@ -84,6 +85,7 @@ def _cases(large: bool) -> list[Case]:
         (16, 300, "mean 3000", f32, "contiguous"),
         (2, 4099, "mixed", f32, "sliced"),  # just over a tile of 4096
         (130, 64, "mixed", f16, "contiguous"),  # float16 apart from a strided layout
+        (37, 300, "mixed", f32, "mixed"),  # x transposed, dy contiguous: one's strides used for the other's
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
