@@ -156,23 +156,31 @@ def _float16_exact(case: Case) -> Case:
     return replace(case, name=f"{case.name}, sums float16 holds exactly", inputs=inputs, traits=frozenset())
 
 
-def _predictions(case: Case, on_gpu: bool) -> Predictions:
-    x, w, dy, mean, rstd = (t.double() for t in case.inputs)
+def _dx_predictions(inputs: tuple[torch.Tensor, ...], layer: bool) -> Predictions:
+    """The mistakes' dx, from (x, w, dy, mean, rstd), in float64, for a LayerNorm (`layer`, with its c2
+    term) or an RMSNorm (mean 0, no c2 term): the same mistakes, but for the c2 term, missing from a
+    LayerNorm's dx or subtracted in an RMSNorm's."""
+    x, w, dy, mean, rstd = (t.double() for t in inputs)
     rows, cols = x.shape
     out: Predictions = {}
-    predict(out, "rstd_factor_missing", None, _dx(x, w, dy, mean, rstd, rstd_factor=False))
-    predict(out, "mean_of_g_missing", None, _dx(x, w, dy, mean, rstd, c2_term=False))
-    predict(out, "xhat_term_missing", None, _dx(x, w, dy, mean, rstd, c1_term=False))
-    predict(out, "w_left_out", None, _dx(x, torch.ones_like(w), dy, mean, rstd))
+    predict(out, "rstd_factor_missing", None, _dx(x, w, dy, mean, rstd, rstd_factor=False, c2_term=layer))
+    c2_mistake = "mean_of_g_missing" if layer else "mean_of_g_subtracted"
+    predict(out, c2_mistake, None, _dx(x, w, dy, mean, rstd, c2_term=not layer))
+    predict(out, "xhat_term_missing", None, _dx(x, w, dy, mean, rstd, c1_term=False, c2_term=layer))
+    predict(out, "w_left_out", None, _dx(x, torch.ones_like(w), dy, mean, rstd, c2_term=layer))
     for block in (b for b in POWERS_OF_TWO if b > cols):  # the tile's width, in place of n_cols
-        predict(out, "wrong_count", block, _dx(x, w, dy, mean, rstd, count=block))
+        predict(out, "wrong_count", block, _dx(x, w, dy, mean, rstd, count=block, c2_term=layer))
     if cols > 1:
-        predict(out, "wrong_count", "n_cols - 1", _dx(x, w, dy, mean, rstd, count=cols - 1))
+        predict(out, "wrong_count", "n_cols - 1", _dx(x, w, dy, mean, rstd, count=cols - 1, c2_term=layer))
     if rows > 1:
-        right = _reference(x, w, dy, mean, rstd)
-        first = _dx(x[:1], w, dy[:1], mean[:1], rstd[:1]).expand(rows, cols)
+        right = _dx(x, w, dy, mean, rstd, c2_term=layer)
+        first = _dx(x[:1], w, dy[:1], mean[:1], rstd[:1], c2_term=layer).expand(rows, cols)
         predict_missing_row_offset(out, right, first)
     return out
+
+
+def _predictions(case: Case, on_gpu: bool) -> Predictions:
+    return _dx_predictions(case.inputs, layer=True)
 
 
 EXERCISES = [
@@ -237,22 +245,7 @@ def _rms_float16_exact(case: Case) -> Case:
 
 
 def _rms_predictions(case: Case, on_gpu: bool) -> Predictions:
-    x, w, dy, mean, rstd = (t.double() for t in _as_layer_norm(case.inputs))
-    rows, cols = x.shape
-    out: Predictions = {}
-    predict(out, "rstd_factor_missing", None, _dx(x, w, dy, mean, rstd, rstd_factor=False, c2_term=False))
-    predict(out, "mean_of_g_subtracted", None, _dx(x, w, dy, mean, rstd))
-    predict(out, "xhat_term_missing", None, _dx(x, w, dy, mean, rstd, c1_term=False, c2_term=False))
-    predict(out, "w_left_out", None, _dx(x, torch.ones_like(w), dy, mean, rstd, c2_term=False))
-    for block in (b for b in POWERS_OF_TWO if b > cols):
-        predict(out, "wrong_count", block, _dx(x, w, dy, mean, rstd, count=block, c2_term=False))
-    if cols > 1:
-        predict(out, "wrong_count", "n_cols - 1", _dx(x, w, dy, mean, rstd, count=cols - 1, c2_term=False))
-    if rows > 1:
-        right = _dx(x, w, dy, mean, rstd, c2_term=False)
-        first = _dx(x[:1], w, dy[:1], mean[:1], rstd[:1], c2_term=False).expand(rows, cols)
-        predict_missing_row_offset(out, right, first)
-    return out
+    return _dx_predictions(_as_layer_norm(case.inputs), layer=False)
 
 
 _RMS_MESSAGES = {code: text for code, text in MESSAGES.items() if code != "mean_of_g_missing"}
