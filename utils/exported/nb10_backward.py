@@ -584,10 +584,11 @@ TUNED = {}  # (backward, shape, dtype) -> the fastest config found for it
 
 
 def softmax_configs(n_cols, element_size):
-    # the rule's tile, a tile twice as tall and one half as tall, each on the rule's warps and twice them
+    # the rule's tile, a tile twice as tall and one half as tall, each on half the rule's warps, its warps
+    # and twice them (at most 32)
     rows, _, warps = tile_for(n_cols, element_size)
     tiles = {rows, 2 * rows, max(1, rows // 2)} if n_cols <= 4096 else {1}
-    return [(r, min(32, w)) for r in sorted(tiles) for w in sorted({warps, 2 * warps})]
+    return [(r, w) for r in sorted(tiles) for w in sorted({max(1, warps // 2), warps, min(32, 2 * warps)})]
 
 
 def norm_configs(n_cols, element_size):
