@@ -40,6 +40,13 @@ RUNS = [
         "Notebook 09's `rms_norm` and `layer_norm` (float32 unless named) against `torch.nn.functional`, "
         "`--quick --only Norm`.",
     ),
+    (
+        "Backward passes (notebook 10)",
+        HERE / "h200" / "backward",
+        "Notebook 10's `softmax_backward_best` and `layer_norm_backward_best` (float32, 4,096 columns) against "
+        "the kernels torch's autograd runs for them (`torch._softmax_backward_data`, "
+        "`aten.native_layer_norm_backward`), `--quick --only backward`.",
+    ),
 ]
 INTRO = """# Benchmark results
 
