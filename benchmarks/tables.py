@@ -43,8 +43,8 @@ RUNS = [
     (
         "Backward passes (notebook 10)",
         HERE / "h200" / "backward",
-        "Notebook 10's `softmax_backward_best` and `layer_norm_backward_best` (float32, 4,096 columns) against "
-        "the kernels torch's autograd runs for them (`torch._softmax_backward_data`, "
+        "Notebook 10's `softmax_backward_best` and `layer_norm_backward_best` (float32, 4,096 columns) "
+        "against the kernels torch's autograd runs for them (`torch._softmax_backward_data`, "
         "`aten.native_layer_norm_backward`), `--quick --only backward`.",
     ),
 ]

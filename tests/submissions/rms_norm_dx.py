@@ -92,7 +92,7 @@ def rms_dx_looped_kernel(
         tl.store(dx_ptr + row * sdx_row + cols * sdx_col, dx.to(dx_ptr.dtype.element_ty), mask=m)
 
 
-def _rows(mistake="", block_rows=None, n_cols_as_stride=False):
+def _rows(mistake="", block_rows=None, n_cols_as_stride=False, dx_contiguous=False):
     """A tile of rows per program, the row whole; `block_rows` None: about 4,096 elements a tile."""
 
     def launch(x, w, dy, rstd, dx):
@@ -100,6 +100,7 @@ def _rows(mistake="", block_rows=None, n_cols_as_stride=False):
         block = triton.next_power_of_2(n_cols)
         rows = block_rows or max(1, min(triton.next_power_of_2(n_rows), 4096 // block))
         x_strides = (n_cols, 1) if n_cols_as_stride else x.stride()  # the wrong one: a contiguous row
+        dx_strides = (n_cols, 1) if dx_contiguous else dx.stride()  # the wrong one: dx taken as contiguous
         rms_dx_rows_kernel[(triton.cdiv(n_rows, rows),)](
             x,
             w,
@@ -110,14 +111,19 @@ def _rows(mistake="", block_rows=None, n_cols_as_stride=False):
             n_cols,
             *x_strides,
             *dy.stride(),
-            *dx.stride(),
+            *dx_strides,
             BLOCK_ROWS=rows,
             BLOCK_SIZE=block,
             MISTAKE=mistake,
         )
 
     what = mistake.replace(" ", "_").replace("-", "minus").replace("'", "") if mistake else "rows"
-    launch.__name__ = "rms_norm_dx_" + what + ("_n_cols_as_stride" if n_cols_as_stride else "")
+    launch.__name__ = (
+        "rms_norm_dx_"
+        + what
+        + ("_n_cols_as_stride" if n_cols_as_stride else "")
+        + ("_dx_contiguous" if dx_contiguous else "")
+    )
     return launch
 
 
@@ -140,5 +146,6 @@ WRONG = [
     (_rows("n_cols - 1"), "wrong_count"),
     (_rows("no row offset", block_rows=1), "missing_row_offset"),
     (_rows(n_cols_as_stride=True), "ignores_strides"),
+    (_rows(dx_contiguous=True), "ignores_strides"),  # dx's strides taken as a contiguous matrix's
     (_rows("float16 sums"), "fp16_accumulation"),
 ]

@@ -48,11 +48,13 @@ def row_kernel(
     tl.store(dx_ptr + row * so_row + cols * so_col, dx.to(dx_ptr.dtype.element_ty), mask=mask)
 
 
-def _row(mistake="", n_cols_as_stride=False):
+def _row(mistake="", n_cols_as_stride=False, dx_contiguous=False):
     def launch(y, dy, dx):
         n_rows, n_cols = y.shape
         if n_cols_as_stride:  # the wrong strides: every tensor taken as contiguous rows
             strides = (n_cols, 1) * 3
+        elif dx_contiguous:  # the inputs' strides right, dx's taken as a contiguous matrix's
+            strides = (*y.stride(), *dy.stride(), n_cols, 1)
         else:
             strides = (*y.stride(), *dy.stride(), *dx.stride())
         block = triton.next_power_of_2(n_cols)
@@ -60,6 +62,7 @@ def _row(mistake="", n_cols_as_stride=False):
 
     launch.__name__ = "softmax_backward_row" + (f"_{mistake.replace(' ', '_')}" if mistake else "")
     launch.__name__ += "_n_cols_as_stride" if n_cols_as_stride else ""
+    launch.__name__ += "_dx_contiguous" if dx_contiguous else ""
     return launch
 
 
@@ -170,6 +173,7 @@ WRONG = [
     (softmax_backward_wrong_axis, "wrong_axis"),
     (_row("no row offset"), "missing_row_offset"),
     (_row(n_cols_as_stride=True), "ignores_strides"),
+    (_row(dx_contiguous=True), "ignores_strides"),
     (_row("parentheses"), "wrong_values"),
     (softmax_backward_last_tile_sum, "wrong_values"),
     # the row's dot product divided by n_cols: no prediction names it

@@ -10,7 +10,9 @@ reported as "not attempted yet" without raising, so the learner's notebook still
 How mistakes become visible, on the GPU and in the interpreter alike, without Triton internals:
 - every input sits inside a larger buffer whose guard zones hold large "poison" values, so reading past
   the end changes the result (and running again with other poison changes it again);
-- `out` sits between two canary zones, so writing past it is seen afterwards;
+- `out` sits between two canary zones, so writing past it is seen afterwards; for an exercise whose text
+  promises out's strides (Exercise.strided_out), out is laid out as the case's inputs are, its gaps
+  canaries too;
 - `out` starts filled with a garbage value that changes from case to case, so a missing `out.zero_()`
   is caught every time, not only on the second call;
 - in the interpreter, the call runs under utils.checker.bounds.guarded(): an access far outside every tensor
@@ -196,6 +198,24 @@ def _guarded_input(data: torch.Tensor, layout: str, device: str, seed: int) -> t
     return view
 
 
+def out_layout(exercise: Exercise, case: Case) -> str:
+    """out's layout in `case`: contiguous, or for an exercise with strided_out the case's own ("sliced" in
+    a "mixed" case, so that out's strides differ from every input's)."""
+    if not exercise.strided_out or len(case.out_shape) != 2:
+        return "contiguous"
+    return "sliced" if case.layout == "mixed" else case.layout
+
+
+def _laid_out(body: torch.Tensor, shape: tuple[int, ...], layout: str) -> torch.Tensor:
+    """A view of `shape` into the flat `body` (long enough for it), laid out as asked (see _guarded_input)."""
+    if len(shape) != 2 or layout == "contiguous":
+        return body[: math.prod(shape)].view(shape)
+    rows, cols = shape
+    if layout == "transposed":
+        return body[: rows * cols].view(cols, rows).t()
+    return body[: rows * (cols + 37)].view(rows, cols + 37)[:, :cols]
+
+
 def _garbage(seed: int, case: Case) -> float:
     """What out holds before the call: a different value every case, alternating in sign.
 
@@ -230,12 +250,15 @@ def _run(
         _guarded_input(x, input_layout(case.layout, i), device, 1000 * poison_seed + 10 * seed + i)
         for i, x in enumerate(case.inputs)
     )
+    layout = out_layout(exercise, case)
     numel = math.prod(case.out_shape)
+    # a sliced out's rows are 37 elements apart: its gaps hold the canary too, so a write into one shows
+    span = case.out_shape[0] * (case.out_shape[1] + 37) if layout == "sliced" else numel
     guard = _guard_size(numel)
     garbage = _garbage(seed, case)
-    out_buffer = torch.full((2 * guard + numel,), CANARY, dtype=case.out_dtype, device=device)
+    out_buffer = torch.full((2 * guard + span,), CANARY, dtype=case.out_dtype, device=device)
     canary = out_buffer[0].item()  # CANARY as out's dtype rounds it
-    out = out_buffer[guard : guard + numel].view(case.out_shape)
+    out = _laid_out(out_buffer[guard:], case.out_shape, layout)
     out.fill_(garbage)
     try:
         # guarded: a far-out access raises instead of killing the process. Launches are counted only where
@@ -261,7 +284,8 @@ def _run(
             message = out_of_bounds_report(exercise, case, far_out)
             raise ExerciseFailed(message, ["out_of_bounds_access"]) from error
         raise ExerciseFailed(exception_report(exercise, case, error), ["exception"]) from error
-    canaries = torch.cat([out_buffer[:guard], out_buffer[guard + numel :]])
+    around = out_buffer.clone()  # every element but out's: the canary, unless written past out
+    _laid_out(around[guard:], case.out_shape, layout).fill_(canary)
     expected = exercise.reference(*(x.double() for x in case.inputs))
     inputs_intact = all(_same(view.cpu(), x) for view, x in zip(inputs, case.inputs))
     return Run(
@@ -269,7 +293,7 @@ def _run(
         out.double().cpu(),
         expected,
         garbage,
-        bool((canaries == canary).all()),
+        bool((around == canary).all()),
         inputs_intact,
         returned,
         seed,

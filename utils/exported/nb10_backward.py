@@ -26,6 +26,7 @@ import triton.language as tl
 from utils.bench import NO_GPU_NOTE, compiled_for_one_shape, dtype_name, gbps, print_table, versions
 from utils.check import check
 from utils.diagrams import lane_diagram, row_tile_diagram
+from utils.launches import launches_of
 from utils.verdicts import LEVEL_BAND, goal_line, run_variation, standing
 
 EPS = 1e-5  # notebook 09's eps, inside the square root
@@ -119,7 +120,7 @@ def layer_norm_dx_kernel(
     w = tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
     mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0)
     rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0)
-    # a masked lane would give -mean * rstd, and add it to the sum of g * xhat
+    # a masked lane's x̂ is -mean * rstd: zeroed, so that no sum depends on g loading 0 there
     xhat = tl.where(mask, (x.to(tl.float32) - mean[:, None]) * rstd[:, None], 0.0)
     g = dy.to(tl.float32) * w[None, :]
     mean_g_xhat = tl.sum(g * xhat, axis=1) / n_cols
@@ -407,9 +408,8 @@ def norm_backward_kernel(
 class BackwardConfig(NamedTuple):
     rows: int  # BLOCK_ROWS
     warps: int
-    programs_per_sm: (
-        float  # the persistent grid: programs_per_sm * SMs programs, or fewer if the tiles are fewer
-    )
+    # the persistent grid: programs_per_sm * SMs programs, or fewer if the tiles are fewer
+    programs_per_sm: float
     stages: int = 1
     reload_w: bool = False
 
@@ -584,8 +584,8 @@ TUNED = {}  # (backward, shape, dtype) -> the fastest config found for it
 
 
 def softmax_configs(n_cols, element_size):
-    # the rule's tile, a tile twice as tall and one half as tall, each on half the rule's warps, its warps
-    # and twice them (at most 32)
+    # up to 4,096 columns the rule's tile, one twice as tall and one half as tall; wider, one row a tile;
+    # each on half the rule's warps, its warps and twice them (at most 32)
     rows, _, warps = tile_for(n_cols, element_size)
     tiles = {rows, 2 * rows, max(1, rows // 2)} if n_cols <= 4096 else {1}
     return [(r, w) for r in sorted(tiles) for w in sorted({max(1, warps // 2), warps, min(32, 2 * warps)})]

@@ -34,8 +34,8 @@ MESSAGES = {
     "missing_row_offset": "rows landed in the wrong place: every row of dx holds row 0's gradient, or only "
     "dx's first row was written. The row is missing from an input's offset (y_ptr + row * stride_row) or "
     "from dx's.",
-    "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass each tensor's "
-    "stride(0) and stride(1) to the kernel and use both in its offsets.",
+    "ignores_strides": "contiguous tensors pass but transposed or sliced views fail: pass each tensor's "
+    "stride(0) and stride(1), dx's too, to the kernel and use both in its offsets.",
     "fp16_accumulation": "only float16 cases fail: the row's sum of dy * y was kept in float16, which keeps "
     "11 significant bits. Convert the loaded tiles with .to(tl.float32), sum in float32, and convert "
     "only what you store.",
@@ -150,6 +150,7 @@ EXERCISES = [
         predictions=_predictions,
         mistakes=mistakes(MESSAGES, **_WORDS),
         trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"},
+        strided_out=True,  # dx comes with its strides, which notebook 10's dx kernels take
         trait_probes={"fp16": _float16_exact},
     )
 ]

@@ -22,7 +22,6 @@ from dataclasses import replace
 import torch
 
 from utils.checker.data import values
-from utils.checker.families.backward import MESSAGES as BACKWARD_MESSAGES
 from utils.checker.families.norm_backward import saved_statistics
 from utils.checker.messages import TILE_MESSAGES
 from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
@@ -39,7 +38,8 @@ MESSAGES = {
     "row's rstd as the forward scaled it.",
     "xhat_without_mean": "out[0] is the sum of dy * x * rstd: xhat is (x - mean) * rstd, shifted by the "
     "row's mean first.",
-    "ignores_strides": BACKWARD_MESSAGES["ignores_strides"],
+    "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass each input's "
+    "stride(0) and stride(1) to the kernel and use both in its offsets.",
     "fp16_accumulation": "only float16 cases fail, and they pass on values whose sums float16 holds "
     "exactly: the sums were kept in float16, which keeps 11 significant bits. Convert the loaded tiles "
     "with .to(tl.float32) and sum in float32.",
