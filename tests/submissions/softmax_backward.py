@@ -48,13 +48,17 @@ def row_kernel(
     tl.store(dx_ptr + row * so_row + cols * so_col, dx.to(dx_ptr.dtype.element_ty), mask=mask)
 
 
-def _row(mistake="", n_cols_as_stride=False, dx_contiguous=False):
+def _row(mistake="", n_cols_as_stride=False, dx_contiguous=False, y_strides_for=""):
     def launch(y, dy, dx):
         n_rows, n_cols = y.shape
         if n_cols_as_stride:  # the wrong strides: every tensor taken as contiguous rows
             strides = (n_cols, 1) * 3
         elif dx_contiguous:  # the inputs' strides right, dx's taken as a contiguous matrix's
             strides = (*y.stride(), *dy.stride(), n_cols, 1)
+        elif y_strides_for == "dx":  # dx stored with y's strides
+            strides = (*y.stride(), *dy.stride(), *y.stride())
+        elif y_strides_for == "dy":  # dy loaded with y's strides
+            strides = (*y.stride(), *y.stride(), *dx.stride())
         else:
             strides = (*y.stride(), *dy.stride(), *dx.stride())
         block = triton.next_power_of_2(n_cols)
@@ -63,6 +67,7 @@ def _row(mistake="", n_cols_as_stride=False, dx_contiguous=False):
     launch.__name__ = "softmax_backward_row" + (f"_{mistake.replace(' ', '_')}" if mistake else "")
     launch.__name__ += "_n_cols_as_stride" if n_cols_as_stride else ""
     launch.__name__ += "_dx_contiguous" if dx_contiguous else ""
+    launch.__name__ += f"_y_strides_for_{y_strides_for}" if y_strides_for else ""
     return launch
 
 
@@ -174,6 +179,8 @@ WRONG = [
     (_row("no row offset"), "missing_row_offset"),
     (_row(n_cols_as_stride=True), "ignores_strides"),
     (_row(dx_contiguous=True), "ignores_strides"),
+    (_row(y_strides_for="dx"), "ignores_strides"),  # wrong only where dx is laid out unlike y
+    (_row(y_strides_for="dy"), "ignores_strides"),
     (_row("parentheses"), "wrong_values"),
     (softmax_backward_last_tile_sum, "wrong_values"),
     # the row's dot product divided by n_cols: no prediction names it

@@ -126,9 +126,9 @@ class Exercise:
     # True: a call must launch exactly one Triton kernel and run no torch operation on the device, and
     # two calls in a row must both be right (the checker's first step; see ONE_LAUNCH_MESSAGES).
     one_launch: bool = False
-    # True: out is laid out as the case's 2-D inputs are (a "mixed" case's out is sliced), for an exercise
-    # whose text promises out's strides: a kernel that writes out as if it were contiguous then fails the
-    # strided cases. False: out is contiguous.
+    # True: out is laid out as the case's 2-D inputs are (in a "mixed" case, unlike any of them), for an
+    # exercise whose text promises out's strides: a kernel that writes out as if it were contiguous then
+    # fails the strided cases. False: out is contiguous.
     strided_out: bool = False
     # code -> codes that describe the same failures more closely: when one of them is named too, this code
     # is left out (every exercise: the rounding codes yield to a family's own float16 codes).

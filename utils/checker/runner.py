@@ -199,11 +199,14 @@ def _guarded_input(data: torch.Tensor, layout: str, device: str, seed: int) -> t
 
 
 def out_layout(exercise: Exercise, case: Case) -> str:
-    """out's layout in `case`: contiguous, or for an exercise with strided_out the case's own ("sliced" in
-    a "mixed" case, so that out's strides differ from every input's)."""
+    """out's layout in `case`: contiguous, or for an exercise with strided_out the case's own; in a "mixed"
+    case the first of MIXED that no 2-D input has, so that out's strides differ from every input's."""
     if not exercise.strided_out or len(case.out_shape) != 2:
         return "contiguous"
-    return "sliced" if case.layout == "mixed" else case.layout
+    if case.layout != "mixed":
+        return case.layout
+    taken = {input_layout("mixed", i) for i, x in enumerate(case.inputs) if x.dim() == 2}
+    return next((layout for layout in MIXED if layout not in taken), "sliced")
 
 
 def _laid_out(body: torch.Tensor, shape: tuple[int, ...], layout: str) -> torch.Tensor:

@@ -35,7 +35,7 @@ MESSAGES = {
     "dx's first row was written. The row is missing from an input's offset (y_ptr + row * stride_row) or "
     "from dx's.",
     "ignores_strides": "contiguous tensors pass but transposed or sliced views fail: pass each tensor's "
-    "stride(0) and stride(1), dx's too, to the kernel and use both in its offsets.",
+    "stride(0) and stride(1), dx's too, to the kernel, and use each tensor's own two in its offsets.",
     "fp16_accumulation": "only float16 cases fail: the row's sum of dy * y was kept in float16, which keeps "
     "11 significant bits. Convert the loaded tiles with .to(tl.float32), sum in float32, and convert "
     "only what you store.",
@@ -70,6 +70,8 @@ def _cases(large: bool) -> list[Case]:
         (6, 300, "peaked", f32, "contiguous"),
         (2, 4099, "mixed", f32, "sliced"),  # just over a tile of 4096
         (300, 64, "mixed", f32, "contiguous"),  # more rows than a persistent grid has programs on a CPU
+        # y transposed, dy sliced, dx contiguous: one tensor's strides used for another's fail here
+        (37, 300, "mixed", f32, "mixed"),
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
