@@ -179,21 +179,12 @@ def input_layout(layout: str, index: int) -> str:
 
 
 def _guarded_input(data: torch.Tensor, layout: str, device: str, seed: int) -> torch.Tensor:
-    """A view holding `data`, laid out as asked, surrounded (and, for "sliced", interleaved) by poison."""
-    rows, cols = data.shape if data.dim() == 2 else (1, data.numel())
-    # "sliced": a row stride longer than the row. A case's layout is its 2-D inputs' (a 1-D one, such as
-    # a norm's weight, stays contiguous).
-    pitch = cols + 37 if layout == "sliced" and data.dim() == 2 else cols
+    """A view holding `data`, laid out as asked, surrounded (and, for "sliced", interleaved) by poison.
+    A case's layout is its 2-D inputs' (a 1-D one, such as a norm's weight, stays contiguous)."""
+    shape = tuple(data.shape)
     guard = _guard_size(data.numel())
-    buffer = _poison_like(2 * guard + rows * pitch, data.dtype, seed).to(device)
-    body = buffer[guard : guard + rows * pitch]
-    if data.dim() == 1:
-        body.copy_(data)
-        return body
-    if layout == "transposed":  # strides (1, rows): the columns are contiguous, the rows are not
-        view = body.view(cols, rows).t()
-    else:
-        view = body.view(rows, pitch)[:, :cols]
+    buffer = _poison_like(2 * guard + _span(shape, layout), data.dtype, seed).to(device)
+    view = _laid_out(buffer[guard:], shape, layout)
     view.copy_(data)
     return view
 
@@ -209,14 +200,26 @@ def out_layout(exercise: Exercise, case: Case) -> str:
     return next((layout for layout in MIXED if layout not in taken), "sliced")
 
 
+SLICED_GAP = 37  # a "sliced" view's row stride is its row's length plus this many elements
+
+
+def _span(shape: tuple[int, ...], layout: str) -> int:
+    """How many elements a view of `shape` laid out as `layout` spans (see _laid_out)."""
+    if len(shape) == 2 and layout == "sliced":
+        return shape[0] * (shape[1] + SLICED_GAP)
+    return math.prod(shape)
+
+
 def _laid_out(body: torch.Tensor, shape: tuple[int, ...], layout: str) -> torch.Tensor:
-    """A view of `shape` into the flat `body` (long enough for it), laid out as asked (see _guarded_input)."""
+    """A view of `shape` at the start of the flat `body` (at least _span long), laid out as asked:
+    contiguous; "transposed", strides (1, rows), the columns contiguous and the rows not; or "sliced", a
+    row stride longer than the row. A shape that is not 2-D is contiguous whatever the layout."""
     if len(shape) != 2 or layout == "contiguous":
         return body[: math.prod(shape)].view(shape)
     rows, cols = shape
     if layout == "transposed":
         return body[: rows * cols].view(cols, rows).t()
-    return body[: rows * (cols + 37)].view(rows, cols + 37)[:, :cols]
+    return body[: _span(shape, layout)].view(rows, cols + SLICED_GAP)[:, :cols]
 
 
 def _garbage(seed: int, case: Case) -> float:
@@ -254,11 +257,10 @@ def _run(
         for i, x in enumerate(case.inputs)
     )
     layout = out_layout(exercise, case)
-    numel = math.prod(case.out_shape)
-    # a sliced out's rows are 37 elements apart: its gaps hold the canary too, so a write into one shows
-    span = case.out_shape[0] * (case.out_shape[1] + 37) if layout == "sliced" else numel
-    guard = _guard_size(numel)
+    guard = _guard_size(math.prod(case.out_shape))
     garbage = _garbage(seed, case)
+    # a sliced out's gaps hold the canary too, so a write into one shows
+    span = _span(case.out_shape, layout)
     out_buffer = torch.full((2 * guard + span,), CANARY, dtype=case.out_dtype, device=device)
     canary = out_buffer[0].item()  # CANARY as out's dtype rounds it
     out = _laid_out(out_buffer[guard:], case.out_shape, layout)
