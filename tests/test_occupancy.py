@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from utils.occupancy import programs_per_sm
+from utils.occupancy import programs_per_sm, programs_resident
 
 H200 = SimpleNamespace(
     regs_per_multiprocessor=65536,
@@ -27,3 +27,14 @@ def test_shared_memory_binds_only_a_kernel_that_uses_it():
 def test_registers_default_where_torch_does_not_report_them():
     older = SimpleNamespace(max_threads_per_multi_processor=1024, shared_memory_per_multiprocessor=65536)
     assert programs_per_sm(64, 0, 8, older) == (4, "registers = threads")
+
+
+def test_resident_programs_round_registers_up_to_eight_and_count_every_sm():
+    loaded = []
+    compiled = SimpleNamespace(
+        n_regs=85, metadata=SimpleNamespace(shared=0), _init_handles=lambda: loaded.append(True)
+    )
+    gpu = SimpleNamespace(**vars(H200), multi_processor_count=132)
+    # 85 registers count as 88: 88 x 256 threads = 22,528 a program, so 2 an SM (85 would make it 3)
+    assert programs_resident(compiled, 8, gpu) == 2 * 132
+    assert loaded == [True]

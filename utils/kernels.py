@@ -51,7 +51,8 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "FORM": ["exp", "sqrt", "sqrt_rn", "rsqrt", "div", "div_rn", "fma"],  # notebook 06: Triton's fast math
     "CHUNK": [4096],  # notebook 08: the split row's chunk
     "PAIRS": [4],  # notebook 08: a row's (max, sum) pairs, loaded as one tile
-    "K": [4],  # notebook 08: the one launch's chunks per row
+    "K_POW2": [4],  # notebook 10: a split row's parts, loaded as one tile (K rounded up to a power of 2)
+    "K": [4],  # notebook 08: the one launch's chunks per row; notebook 10: the programs a split row runs on
     "SPIN_LIMIT": [1024],  # notebook 08: the one launch's bounded wait
     # notebook 10: the fused backward's norm, its combines (the ticket's branch stores the partial rows too),
     # the statistics read or recomputed; pipelined loads and w reloaded, their costlier settings

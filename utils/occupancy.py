@@ -29,3 +29,14 @@ def programs_per_sm(n_regs: int, shared_bytes: int, num_warps: int, properties) 
         limits["shared memory"] = properties.shared_memory_per_multiprocessor // shared_bytes
     fewest = min(limits.values())
     return fewest, " = ".join(name for name, count in limits.items() if count == fewest)
+
+
+def programs_resident(compiled, num_warps: int, properties) -> int:
+    """Programs of `compiled` (the CompiledKernel that `kernel.warmup(...)` or a launch returns) that a whole
+    GPU holds at once, running nothing else: programs_per_sm times the SMs. A kernel whose programs wait for
+    each other needs every one of them resident, or it waits forever. Registers are allocated per thread in
+    steps of 8, so the count uses the kernel's registers rounded up to 8."""
+    compiled._init_handles()  # loads the kernel, which fills in n_regs
+    registers = -(-compiled.n_regs // 8) * 8
+    per_sm, _ = programs_per_sm(registers, compiled.metadata.shared, num_warps, properties)
+    return per_sm * properties.multi_processor_count
