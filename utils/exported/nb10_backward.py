@@ -27,6 +27,7 @@ from utils.bench import NO_GPU_NOTE, compiled_for_one_shape, dtype_name, gbps, p
 from utils.check import check
 from utils.diagrams import lane_diagram, row_tile_diagram
 from utils.launches import launches_of
+from utils.occupancy import programs_resident
 from utils.verdicts import LEVEL_BAND, goal_line, run_variation, standing
 
 EPS = 1e-5  # notebook 09's eps, inside the square root
@@ -412,6 +413,7 @@ class BackwardConfig(NamedTuple):
     programs_per_sm: float
     stages: int = 1
     reload_w: bool = False
+    split: int = 1  # programs a row is split over: 1, the whole row in one (norm_backward_split's K)
 
 
 def backward_rule(n_cols, element_size):
@@ -425,14 +427,19 @@ _TICKETS = {}
 
 
 def norm_backward(
-    x, w, dy, mean, rstd, layer=True, combine="partials", config=None, recompute=False, dx=None
+    x, w, dy, mean, rstd, layer=True, combine="partials", config=None, recompute=False, dx=None, kernels=None
 ):
     # (dx, dW, db) of a LayerNorm, or (dx, dW) of an RMSNorm, from the forward's saved mean and rstd (mean is
     # not read for RMSNorm); dW and db in w's dtype, summed in float32 (float64 for float64 x); dx into the
-    # given contiguous tensor, if one is given
+    # given contiguous tensor, if one is given; the launched kernel appended to `kernels`, if given
     x, dy = x.contiguous(), dy.contiguous()  # the kernel takes rows of contiguous columns
     n_rows, n_cols = x.shape
     config = config or backward_rule(n_cols, x.element_size())
+    if config.split > 1:  # the next section's kernel: it combines by partial rows, from saved statistics
+        assert combine == "partials" and not recompute, (
+            "a split row combines by partials, from the saved statistics"
+        )
+        return norm_backward_split(x, w, dy, mean, rstd, layer, config.split, config, dx, kernels)
     # at least 4 tiles per program, so that few rows do not make as many partial rows as rows
     programs = max(1, min(int(config.programs_per_sm * SMS), triton.cdiv(n_rows, 4 * config.rows)))
     acc = torch.float64 if x.dtype == torch.float64 else torch.float32
@@ -445,7 +452,7 @@ def norm_backward(
         partial = torch.empty(parts, programs, n_cols, device=x.device, dtype=acc)
     if x.device not in _TICKETS:
         _TICKETS[x.device] = torch.zeros(1, device=x.device, dtype=torch.int32)
-    norm_backward_kernel[(programs,)](
+    launched = norm_backward_kernel[(programs,)](
         x,
         w,
         dy,
@@ -472,12 +479,173 @@ def norm_backward(
         BLOCK_SIZE=triton.next_power_of_2(n_cols),
         num_warps=config.warps,
     )
+    if kernels is not None:
+        kernels.append(launched)
     if combine == "partials":
         sum_partials(partial.view(parts, programs, n_cols), dw, db if layer else None)
     elif combine == "atomics":
         dw.copy_(partial[0])
         if layer:
             db.copy_(partial[1])
+    return (dx, dw, db) if layer else (dx, dw)
+
+
+# --- cell 'split-kernel'
+@triton.jit
+def norm_backward_split_kernel(
+    x_ptr,
+    w_ptr,
+    dy_ptr,
+    dx_ptr,
+    mean_ptr,
+    rstd_ptr,
+    sums_ptr,
+    counter_ptr,
+    stuck_ptr,
+    partial_ptr,
+    n_rows,
+    n_cols,
+    x_row_stride,
+    dy_row_stride,
+    dx_row_stride,
+    LAYER: tl.constexpr,
+    K: tl.constexpr,
+    K_POW2: tl.constexpr,
+    ACC: tl.constexpr,
+    BLOCK_ROWS: tl.constexpr,
+    CHUNK: tl.constexpr,
+    SPIN_LIMIT: tl.constexpr,
+):
+    # A persistent grid of groups of K programs, every one resident at once (the host sizes it so): program
+    # pid holds part pid % K of the columns, CHUNK of them, of every tile its group walks
+    pid, programs = tl.program_id(0), tl.num_programs(0)
+    part, group, groups = pid % K, pid // K, programs // K
+    cols = part * CHUNK + tl.arange(0, CHUNK)
+    in_row = cols < n_cols
+    w = tl.load(w_ptr + cols, mask=in_row, other=0.0).to(ACC)
+    dw_sums = tl.zeros((BLOCK_ROWS, CHUNK), ACC)
+    db_sums = tl.zeros((BLOCK_ROWS, CHUNK), ACC)
+    r, k = tl.arange(0, BLOCK_ROWS), tl.arange(0, K_POW2)
+    stuck = 0
+    for tile in range(group, tl.cdiv(n_rows, BLOCK_ROWS), groups):
+        rows = tile * BLOCK_ROWS + r
+        mask = (rows[:, None] < n_rows) & in_row[None, :]
+        x = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
+        dy = tl.load(dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
+        rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
+        if LAYER:
+            mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
+            xhat = tl.where(mask, (x - mean[:, None]) * rstd[:, None], 0.0)
+        else:
+            xhat = x * rstd[:, None]  # a masked lane: 0
+        g = dy * w[None, :]
+        # this part's two sums of each row, for the other K - 1: sums[tile][which sum][part][row]
+        tile_sums = sums_ptr + tile * 2 * K_POW2 * BLOCK_ROWS
+        tl.store(tile_sums + part * BLOCK_ROWS + r, tl.sum(g * xhat, axis=1))
+        if LAYER:
+            tl.store(tile_sums + (K_POW2 + part) * BLOCK_ROWS + r, tl.sum(g, axis=1))
+        tl.debug_barrier()  # every thread's stores done before the count, whichever thread counts
+        # 08's barrier: release publishes this part's sums before the count, acquire makes every part
+        # counted before it visible to the loads below; bounded, so a part that never comes ends in the flag
+        arrived = tl.atomic_add(counter_ptr + tile, 1, sem="acq_rel") + 1
+        tries = 0
+        while (arrived < K) & (tries < SPIN_LIMIT):
+            arrived = tl.atomic_add(counter_ptr + tile, 0, sem="acquire")
+            tries += 1
+        stuck = tl.maximum(stuck, (arrived < K).to(tl.int32))
+        tl.debug_barrier()  # no thread reads the sums before the wait is over
+        each = k[:, None] * BLOCK_ROWS + r[None, :]
+        parts = (k[:, None] < K) & (r[None, :] < BLOCK_ROWS)
+        # the K parts added in part order: the same sum whichever program arrived first
+        sum_g_xhat = tl.sum(tl.load(tile_sums + each, mask=parts, other=0.0, volatile=True), axis=0)
+        dx = g - xhat * (sum_g_xhat / n_cols)[:, None]
+        if LAYER:
+            sum_g = tl.sum(
+                tl.load(tile_sums + K_POW2 * BLOCK_ROWS + each, mask=parts, other=0.0, volatile=True), axis=0
+            )
+            dx -= (sum_g / n_cols)[:, None]
+        # the sums are read: the tile's last program here puts its counter back to 0 for the next call
+        left = tl.atomic_add(counter_ptr + tile, 1, sem="relaxed")
+        tl.atomic_add(counter_ptr + tile, -2 * K, mask=left == 2 * K - 1, sem="relaxed")
+        dx_offsets = rows[:, None] * dx_row_stride + cols[None, :]
+        tl.store(dx_ptr + dx_offsets, (dx * rstd[:, None]).to(dx_ptr.dtype.element_ty), mask=mask)
+        dw_sums += dy * xhat
+        if LAYER:
+            db_sums += dy
+    tl.atomic_max(stuck_ptr, stuck)  # 1 if this program gave up waiting on any tile
+    # the group's partial rows, dW's `groups` rows then db's, for sum_partials
+    tl.store(partial_ptr + group * n_cols + cols, tl.sum(dw_sums, axis=0), mask=in_row)
+    if LAYER:
+        tl.store(partial_ptr + (groups + group) * n_cols + cols, tl.sum(db_sums, axis=0), mask=in_row)
+
+
+# --- cell 'split-host'
+class NotResident(RuntimeError):
+    """A row split over K programs needs all K resident at once, and the GPU holds fewer: they would wait
+    forever."""
+
+
+# the sums, the counters (each back at 0 after a call) and the flag, kept per shape, K and tile; and the
+# groups of a launch, counted on its first call
+SPLIT_STATE, SPLIT_GROUPS = {}, {}
+
+
+def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels=None):
+    # norm_backward's results, each tile of config.rows rows split over k programs of config.warps warps,
+    # config.programs_per_sm an SM or as many as fit; the launched kernel appended to `kernels`, if given
+    n_rows, n_cols = x.shape
+    acc = torch.float64 if x.dtype == torch.float64 else torch.float32
+    tiles = triton.cdiv(n_rows, config.rows)
+    state_key = (x.device, n_rows, n_cols, acc, k, config.rows)
+    if state_key not in SPLIT_STATE:
+        SPLIT_STATE[state_key] = (
+            torch.empty(tiles * 2 * triton.next_power_of_2(k) * config.rows, device=x.device, dtype=acc),
+            torch.zeros(tiles, device=x.device, dtype=torch.int32),
+            torch.zeros(1, device=x.device, dtype=torch.int32),
+        )
+    sums, counter, stuck = SPLIT_STATE[state_key]
+    dx, dw = torch.empty_like(x) if dx is None else dx, torch.empty_like(w)
+    db = torch.empty_like(w) if layer else dw
+    args = [x, w, dy, dx, mean, rstd, sums, counter, stuck, sums, n_rows, n_cols]
+    args += [x.stride(0), dy.stride(0), dx.stride(0)]
+    meta = dict(
+        LAYER=layer,
+        K=k,
+        K_POW2=triton.next_power_of_2(k),
+        ACC=tl.float64 if acc == torch.float64 else tl.float32,
+        BLOCK_ROWS=config.rows,
+        CHUNK=triton.next_power_of_2(triton.cdiv(n_cols, k)),
+        SPIN_LIMIT=2**20,
+        num_warps=config.warps,
+    )
+    launch_key = (state_key, x.dtype, layer, config)
+    first_call = launch_key not in SPLIT_GROUPS
+    if first_call:
+        if x.device.type == "cuda":
+            compiled = norm_backward_split_kernel.warmup(*args, grid=(1,), **meta)
+            resident = programs_resident(compiled, config.warps, torch.cuda.get_device_properties(x.device))
+        else:
+            resident = 1  # the interpreter runs one program at a time
+        if resident < k:  # the guard: refuse to launch what would wait forever
+            raise NotResident(
+                f"a row split over {k} programs needs {k} resident at once; only {resident} fit here"
+            )
+        groups = min(int(config.programs_per_sm * SMS), resident) // k
+        SPLIT_GROUPS[launch_key] = max(1, min(groups, triton.cdiv(tiles, 4)))  # 4 tiles a group at least
+    groups = SPLIT_GROUPS[launch_key]
+    partial = torch.empty(2 if layer else 1, groups, n_cols, device=x.device, dtype=acc)
+    args[9] = partial
+    launched = norm_backward_split_kernel[(groups * k,)](*args, **meta)
+    if kernels is not None:
+        kernels.append(launched)
+    if first_call and stuck.item():  # read on a configuration's first call only: reading waits for the GPU
+        del SPLIT_GROUPS[launch_key]
+        stuck.zero_()
+        raise RuntimeError(
+            "a program of the split backward stopped waiting for the other parts of its row, so dx is wrong: "
+            "not every program was resident (another process on the GPU?)"
+        )
+    sum_partials(partial, dw, db if layer else None)
     return (dx, dw, db) if layer else (dx, dw)
 
 
@@ -593,26 +761,32 @@ def softmax_configs(n_cols, element_size):
 
 def norm_configs(n_cols, element_size):
     # the rule's config and its neighbours: 1, 2 or 4 programs per SM, loads pipelined or not, a tile half
-    # as tall on half the warps, and w reloaded from cache for rows of 8,192 columns or more
+    # as tall on half the warps; for rows of 8,192 columns or more, w reloaded from cache, and each row
+    # split over 4 or 8 programs of 4 warps (2 or 4 an SM)
     rule = backward_rule(n_cols, element_size)
     tiles = {(rule.rows, rule.warps), (max(1, rule.rows // 2), max(1, rule.warps // 2))}
     reload = (False, True) if n_cols >= 8192 else (False,)
-    return [
+    whole_rows = [
         BackwardConfig(rows, warps, per_sm, stages, reload_w)
         for rows, warps in sorted(tiles)
         for per_sm in (1, 2, 4)
         for stages in (1, 3)
         for reload_w in reload
     ]
+    split = (
+        [BackwardConfig(1, 4, per_sm, split=k) for k in (4, 8) for per_sm in (2, 4)] if n_cols >= 8192 else []
+    )
+    return whole_rows + split
 
 
 def fits(launch, config):
     # whether launch(config) runs: loads pipelined over STAGES tiles of a wide row can need more shared
-    # memory than an SM has, which Triton reports when it loads the compiled kernel
+    # memory than an SM has, which Triton reports when it loads the compiled kernel; a split row can need
+    # more programs resident than fit
     try:
         launch(config)
         return True
-    except triton.runtime.errors.OutOfResources:
+    except (triton.runtime.errors.OutOfResources, NotResident):
         return False
 
 
