@@ -34,7 +34,10 @@ def partial_rows_kernel(
     rows = block * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
     cols = tile * BLOCK_COLS + tl.arange(0, BLOCK_COLS)
     mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
-    x = tl.load(x_ptr + rows[:, None] * sx_row + cols[None, :] * sx_col, mask=mask, other=0.0)
+    if MISTAKE == "x with dy strides":  # right wherever x and dy are laid out alike
+        x = tl.load(x_ptr + rows[:, None] * sdy_row + cols[None, :] * sdy_col, mask=mask, other=0.0)
+    else:
+        x = tl.load(x_ptr + rows[:, None] * sx_row + cols[None, :] * sx_col, mask=mask, other=0.0)
     dy = tl.load(dy_ptr + rows[:, None] * sdy_row + cols[None, :] * sdy_col, mask=mask, other=0.0)
     if MISTAKE != "float16 sums":  # that one sums in the inputs' own dtype
         x, dy = x.to(tl.float32), dy.to(tl.float32)
@@ -44,6 +47,10 @@ def partial_rows_kernel(
         xhat = x - mean[:, None]
     elif MISTAKE == "no mean":
         xhat = x * rstd[:, None]
+    elif (
+        MISTAKE == "scaled first"
+    ):  # the same in exact arithmetic; cancels x's digits where the mean is large
+        xhat = x * rstd[:, None] - (mean * rstd)[:, None]
     else:
         xhat = (x - mean[:, None]) * rstd[:, None]  # a masked lane has dy = 0: it adds nothing
     dw = tl.sum((dy * xhat).to(dy.dtype), axis=0).to(tl.float32)
@@ -69,7 +76,8 @@ def partial_rows_kernel(
             # release: this partial is in memory before the count; acquire: the others' are seen after it
             sem: tl.constexpr = "relaxed" if MISTAKE == "relaxed ticket" else "acq_rel"
             ticket = tl.atomic_add(ticket_ptr + tile, 1, sem=sem)
-            if ticket == tl.num_programs(0) - 1:  # the last block of rows for this tile of columns
+            last = tl.num_programs(0) if MISTAKE == "ticket off by one" else tl.num_programs(0) - 1
+            if ticket == last:  # the last block of rows for this tile of columns
                 dw_total = tl.zeros((BLOCK_COLS,), tl.float32)
                 db_total = tl.zeros((BLOCK_COLS,), tl.float32)
                 for p in range(0, tl.num_programs(0)):  # in a fixed order: the same sum every run
@@ -148,6 +156,10 @@ WRONG = [
     (_dw_db("partials", one_block=True), "first_rows_only"),
     (_dw_db("atomics", "float16 sums"), "fp16_accumulation"),
     (_dw_db("ticket", "ticket never reset"), "wrong_values"),
+    (_dw_db("partials", "x with dy strides"), "ignores_strides"),
+    (_dw_db("atomics", "scaled first"), "cancels_digits"),
+    # no program draws ticket P on a shape's first call (the battery's), so out is left unwritten there
+    (_dw_db("ticket", "ticket off by one"), "not_written"),
 ]
 # The ticket taken with sem="relaxed": on a GPU the last program may read a partial not yet visible. And out
 # read, added to and stored back without an atomic: on a GPU two programs may read the same old value. The

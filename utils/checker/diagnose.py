@@ -240,17 +240,25 @@ def diagnose(
     if not codes:
         first = wrong_values[0]
 
-        def same_as_first(other_poison: bool) -> bool:
-            return close(
-                exercise, first.case, first.result, rerun(first, other_poison).result, equal_nan=True
-            )
+        def again(other_poison: bool) -> str:
+            """The first wrong case run again: "same" result, "moved", or "written differently" (other
+            elements left holding out's garbage: what a call writes changed, which no read past the end
+            does; a ticket's state or a race does)."""
+            rerun_ = rerun(first, other_poison)
+            written = first.result != first.garbage
+            if not torch.equal(written, rerun_.result != rerun_.garbage):
+                return "written differently"
+            # an element left unwritten holds out's garbage, which may change with the poison: not compared
+            aligned = torch.where(written, rerun_.result, first.result)
+            return "same" if close(exercise, first.case, first.result, aligned, equal_nan=True) else "moved"
 
-        if not same_as_first(False):
+        if again(False) != "same":
             codes.append("varies_between_runs")  # the same poison, another result: timing, not a read
-        elif not same_as_first(True):
+        elif (moved := again(True)) != "same":
             # Moved with the poison. Back to the first poison, it must come back too: a result that
             # changes from call to call (state a call leaves behind) is not a read past the end.
-            codes.append("out_of_bounds_read" if same_as_first(False) else "varies_between_runs")
+            read = moved == "moved" and again(False) == "same"
+            codes.append("out_of_bounds_read" if read else "varies_between_runs")
         elif all(run.result.isnan().any() and not run.expected.isnan().any() for run in wrong_values):
             codes.append("produced_nan")
     codes = exercise.without_broader(codes) or ["wrong_values"]

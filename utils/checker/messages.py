@@ -5,8 +5,9 @@ in each exercise's words ({identity}, {reset}, {nan_hint}, ...).
 """
 
 ENGINE_MISTAKES = {
-    "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, or it was "
-    "never launched.",
+    "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, no program "
+    "reached it (a condition none met, such as a last-ticket test that no ticket passes: tl.atomic_add "
+    "returns the count before its add, so the last of P programs draws P - 1), or it was never launched.",
     "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
     "their answer into out (destination-passing style), e.g. with "
     "tl.store(out_ptr + offsets, ...).",

@@ -181,13 +181,18 @@ def predict_each(predictions: Predictions, code: str, variant: Variant, alternat
     predictions[code][form] = alternatives if earlier is None else earlier + alternatives
 
 
-def too_large_to_predict(predictions: Predictions, code: str, variant: Variant, numel: int) -> None:
-    """Record that mistake `code`, in form `variant`, is not predicted on this case: its alternatives
-    would not fit in memory. The engine counts such a case neither for the form nor against it
-    (utils.checker.diagnose), and names the form only if it explains the failing cases it does predict."""
+def not_predicted(predictions: Predictions, code: str, variant: Variant, numel: int) -> None:
+    """Record that mistake `code`, in form `variant`, is not predicted on this case. The engine counts such
+    a case neither for the form nor against it (utils.checker.diagnose), and names the form only if it
+    explains the failing cases it does predict."""
     predictions.setdefault(code, {})[as_form(variant)] = Alternatives(
         torch.empty(0, numel, dtype=torch.float64)
     )
+
+
+def too_large_to_predict(predictions: Predictions, code: str, variant: Variant, numel: int) -> None:
+    """not_predicted, for a case where the mistake's alternatives would not fit in memory."""
+    not_predicted(predictions, code, variant, numel)
 
 
 def indistinct(predictions: Predictions, code: str, variant: Variant, alternatives: Alternatives) -> None:
