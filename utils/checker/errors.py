@@ -34,10 +34,12 @@ ERROR_HINTS = [
     (
         r"make_shape_compatible|incompatible dimensions|could not be broadcast|Cannot broadcast|"
         r"argument to have shape",
-        "Two tiles whose shapes do not line up met in one operation. A row's reduction, m = tl.max(x, "
-        "axis=1), has shape (ROWS,): to use it against the (ROWS, COLS) tile write x - m[:, None], "
-        "which stands it up as a column. Triton reports the error where the shapes finally meet, "
-        "which may be a later tl.store rather than the line that made the mismatch.",
+        "Two tiles whose shapes do not line up met in one operation. A reduction removes the axis it "
+        "runs along: of a (ROWS, COLS) tile, tl.max(x, axis=1) has shape (ROWS,), one value per row, and "
+        "tl.sum(x, axis=0) shape (COLS,), one per column. Check that each reduction runs along the axis "
+        "you meant; to use a row's value against the tile, write x - m[:, None], which stands it up as "
+        "a column. Triton reports the error where the shapes finally meet, which may be a later "
+        "tl.store rather than the line that made the mismatch.",
     ),
     (
         r"Cannot access global variable",
