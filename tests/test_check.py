@@ -312,7 +312,7 @@ def _first_row_race(exercise, garbage: float, mixed: bool):
 
     runs = []
     for case in exercise.cases(False):
-        expected = exercise.reference(*(x.double() for x in case.inputs))
+        expected = exercise.reference(*(x.double() for x in case.inputs), **case.kwargs)
         rows, cols = expected.shape
         result = torch.full_like(expected, garbage)
         winners = torch.arange(cols) % rows if mixed else torch.full((cols,), rows // 2)

@@ -119,8 +119,9 @@ def test_inputs_swapped_are_said():
             "layer_norm", (x, w, b), exercise.reference(x.double(), b.double(), w.double()), out_shape=(4, 7)
         )
     ]
+    # named as the signature names them
     assert (
-        _kinds("layer_norm", runs)["inputs"] == "the result is the right answer with inputs 2 and 3 swapped"
+        _kinds("layer_norm", runs)["inputs"] == "the result is the right answer with weight and bias swapped"
     )
 
 
@@ -182,7 +183,7 @@ def test_runs_with_right_values_that_wrote_outside_out_are_not_described_as_wron
     exercise = EXERCISES["copy"]
     runs = []
     for case in exercise.cases(False):
-        expected = exercise.reference(*(x.double() for x in case.inputs))
+        expected = exercise.reference(*(x.double() for x in case.inputs), **case.kwargs)
         runs.append(Run(case, expected.clone(), expected, GARBAGE, False, True, None))
     assert second_looks.described(exercise, runs, runs) == []  # before: "could not describe: IndexError"
     # the split by size is still said: it is about which cases failed, not about values

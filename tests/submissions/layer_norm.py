@@ -1,6 +1,6 @@
-"""Submissions for `layer_norm(x, weight, bias, out)`: each row of a 2-D x of any strides, float16 or
-float32, normalised to mean 0 and variance 1 (the biased variance, eps = 1e-5 inside the square root),
-scaled by weight and shifted by bias per column, into out (x's shape and dtype).
+"""Submissions for `layer_norm(x, weight, bias, out, eps=1e-5)`: each row of a 2-D x of any strides,
+float16 or float32, normalised to mean 0 and variance 1 (the biased variance, eps inside the square
+root), scaled by weight and shifted by bias per column, into out (x's shape and dtype).
 
 The wrong ones are the row-in-registers kernel below with one mistake each, chosen by the constexpr
 MISTAKE (each value compiles to its own kernel); tests/submissions/rms_norm.py uses the same kernel with
@@ -8,6 +8,8 @@ CENTRED=False."""
 
 import triton
 import triton.language as tl
+
+from utils.setup import interpreting
 
 EPS = 1e-5
 
@@ -74,12 +76,16 @@ def norm_row_kernel(
     else:
         rstd = 1.0 / tl.sqrt(var + eps)
     y = xc * rstd
-    if MISTAKE != "no weight":
+    if MISTAKE == "weight unmasked":  # lanes past n_cols read past weight's end, then are not stored
+        y = y * tl.load(w_ptr + cols).to(tl.float32)
+    elif MISTAKE != "no weight":
         y = y * tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
     if CENTRED and MISTAKE != "no bias":
         y = y + tl.load(b_ptr + cols, mask=mask, other=0.0).to(tl.float32)
     if MISTAKE == "first row only":
         out_row = out_ptr + cols * so_col
+    elif MISTAKE == "x's strides for out":
+        out_row = out_ptr + row * sx_row + cols * sx_col
     else:
         out_row = out_ptr + row * so_row + cols * so_col
     tl.store(out_row, y.to(out_ptr.dtype.element_ty), mask=mask)
@@ -89,10 +95,13 @@ def _warps(block):
     return 4 if block <= 2048 else 8 if block <= 8192 else 16
 
 
-def _row_in_registers(mistake="none", centred=True, eps=EPS):
-    def launch(x, weight, bias, out):
+def _row_in_registers(mistake="none", centred=True, fixed_eps=None):
+    # fixed_eps: a constant the kernel gets whatever eps the call passes (the eps_value and eps_ignored
+    # mistakes)
+    def launch(x, weight, bias, out, eps=EPS):
         n_rows, n_cols = x.shape
         block = triton.next_power_of_2(n_cols)
+        eps = eps if fixed_eps is None else fixed_eps
         norm_row_kernel[(n_rows,)](
             x, weight, bias, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps,
             CENTRED=centred, BLOCK=block, MISTAKE=mistake, num_warps=_warps(block),
@@ -103,8 +112,8 @@ def _row_in_registers(mistake="none", centred=True, eps=EPS):
         layer_norm.__name__ = f"layer_norm_{mistake.replace(' ', '_')}"
         return layer_norm
 
-    def rms_norm(x, weight, out):
-        launch(x, weight, weight, out)  # no bias: the kernel never reads it
+    def rms_norm(x, weight, out, eps=EPS):
+        launch(x, weight, weight, out, eps)  # no bias: the kernel never reads it
 
     rms_norm.__name__ = f"rms_norm_{mistake.replace(' ', '_')}"
     return rms_norm
@@ -138,9 +147,9 @@ def layer_norm_looped_kernel(
         tl.store(out_row + cols * so_col, ((x - mean) * rstd * w + b).to(out_ptr.dtype.element_ty), mask=mask)
 
 
-def layer_norm_looped(x, weight, bias, out):
+def layer_norm_looped(x, weight, bias, out, eps=EPS):
     n_rows, n_cols = x.shape
-    args = (x, weight, bias, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), EPS)
+    args = (x, weight, bias, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps)
     layer_norm_looped_kernel[(n_rows,)](*args, BLOCK=256)
 
 
@@ -178,9 +187,9 @@ def layer_norm_merged_kernel(
         tl.store(out_row + cols * so_col, ((x - mean) * rstd * w + b).to(out_ptr.dtype.element_ty), mask=mask)
 
 
-def layer_norm_merged(x, weight, bias, out):
+def layer_norm_merged(x, weight, bias, out, eps=EPS):
     n_rows, n_cols = x.shape
-    args = (x, weight, bias, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), EPS)
+    args = (x, weight, bias, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps)
     layer_norm_merged_kernel[(n_rows,)](*args, BLOCK=512)
 
 
@@ -217,16 +226,16 @@ def layer_norm_rows_kernel(
     )
 
 
-def layer_norm_rows(x, weight, bias, out):
+def layer_norm_rows(x, weight, bias, out, eps=EPS):
     n_rows, n_cols = x.shape
     block = triton.next_power_of_2(n_cols)
     rows = max(1, min(64, 2048 // block))
     args = (x, weight, bias, out, n_rows, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1))
-    layer_norm_rows_kernel[(triton.cdiv(n_rows, rows),)](*args, EPS, ROWS=rows, BLOCK=block)
+    layer_norm_rows_kernel[(triton.cdiv(n_rows, rows),)](*args, eps, ROWS=rows, BLOCK=block)
 
 
 def _eps(value):
-    fn = _row_in_registers(eps=value)
+    fn = _row_in_registers(fixed_eps=value)
     fn.__name__ = f"layer_norm_eps_{value:g}"
     return fn
 
@@ -237,6 +246,7 @@ WRONG = [
     (_row_in_registers("no eps"), "missing_eps"),
     (_row_in_registers("eps outside sqrt"), "eps_outside_sqrt"),
     (_eps(1e-6), "eps_value"),
+    (_eps(EPS), "eps_ignored"),  # 1e-5 whatever the call passes
     (_row_in_registers("divided by BLOCK"), "divided_by_block"),
     (_row_in_registers("no where"), "masked_lanes_in_variance"),
     (_row_in_registers("unbiased"), "unbiased_variance"),
@@ -248,4 +258,7 @@ WRONG = [
     (_row_in_registers("first row only"), "missing_row_offset"),
     (_row_in_registers("n_cols as stride"), "ignores_strides"),
     (_row_in_registers("sums in x's dtype"), "fp16_accumulation"),
+    (_row_in_registers("x's strides for out"), "out_with_input_strides"),
 ]
+if interpreting():  # only the interpreter's guard sees a read that the store's mask then discards
+    WRONG.append((_row_in_registers("weight unmasked"), "read_past_end"))

@@ -1,5 +1,5 @@
-"""Submissions for `rms_norm(x, weight, out)`: each row of a 2-D x of any strides, float16 or float32,
-divided by the square root of its mean square plus eps = 1e-5 and scaled by weight per column, into out
+"""Submissions for `rms_norm(x, weight, out, eps=1e-5)`: each row of a 2-D x of any strides, float16 or
+float32, divided by the square root of its mean square plus eps and scaled by weight per column, into out
 (x's shape and dtype). The wrong ones are layer_norm's row-in-registers kernel with CENTRED=False and one
 mistake each."""
 
@@ -30,9 +30,9 @@ def rms_norm_looped_kernel(
         tl.store(out_row + cols * so_col, (x * rstd * w).to(out_ptr.dtype.element_ty), mask=mask)
 
 
-def rms_norm_looped(x, weight, out):
+def rms_norm_looped(x, weight, out, eps=EPS):
     n_rows, n_cols = x.shape
-    args = (x, weight, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), EPS)
+    args = (x, weight, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps)
     rms_norm_looped_kernel[(n_rows,)](*args, BLOCK=128)
 
 
@@ -65,20 +65,20 @@ def rms_norm_rows_kernel(
     )
 
 
-def rms_norm_rows(x, weight, out):
+def rms_norm_rows(x, weight, out, eps=EPS):
     n_rows, n_cols = x.shape
     block = triton.next_power_of_2(n_cols)
     rows = max(1, min(64, 4096 // block))
-    args = (x, weight, out, n_rows, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), EPS)
+    args = (x, weight, out, n_rows, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps)
     rms_norm_rows_kernel[(triton.cdiv(n_rows, rows),)](*args, ROWS=rows, BLOCK=block, num_warps=8)
 
 
-def _rms(mistake="none", eps=EPS):
-    return _row_in_registers(mistake, centred=False, eps=eps)
+def _rms(mistake="none", fixed_eps=None):
+    return _row_in_registers(mistake, centred=False, fixed_eps=fixed_eps)
 
 
 def _eps(value):
-    fn = _rms(eps=value)
+    fn = _rms(fixed_eps=value)
     fn.__name__ = f"rms_norm_eps_{value:g}"
     return fn
 
@@ -89,6 +89,7 @@ WRONG = [
     (_rms("no eps"), "missing_eps"),
     (_rms("eps outside sqrt"), "eps_outside_sqrt"),
     (_eps(1e-6), "eps_value"),
+    (_eps(EPS), "eps_ignored"),  # 1e-5 whatever the call passes
     (_rms("divided by BLOCK"), "divided_by_block"),
     (_rms("no weight"), "weight_not_applied"),
     (_rms("no row offset"), "missing_row_offset"),

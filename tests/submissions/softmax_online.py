@@ -31,7 +31,7 @@ def online_kernel(
             m_new = tl.where(start == 0, tl.max(x, axis=0), m)
         else:
             m_new = tl.maximum(m, tl.max(x, axis=0))
-        if MISTAKE == "unguarded":
+        if MISTAKE == "unguarded" or MISTAKE == "first pass unguarded":
             safe = m_new
         else:
             safe = tl.where(m_new == float("-inf"), 0.0, m_new)  # a row of -inf so far: shift by 0
@@ -67,7 +67,7 @@ def _online(mistake="", block=512, n_cols_as_stride=False):
         strides = (n_cols, 1, n_cols, 1) if n_cols_as_stride else (*x.stride(), *out.stride())
         online_kernel[(n_rows,)](x, out, n_cols, *strides, BLOCK=block, MISTAKE=mistake)
 
-    launch.__name__ = "softmax_online" + (f"_{mistake}" if mistake else f"_block_{block}")
+    launch.__name__ = "softmax_online" + (f"_{mistake}" if mistake else "") + f"_block_{block}"
     if n_cols_as_stride:
         launch.__name__ += "_n_cols_as_stride"
     return launch
@@ -81,9 +81,14 @@ WRONG = [
     (_online("other=0.0"), "masked_lanes_in_sum"),
     (_online("no division"), "not_normalised"),
     (_online("no row offset"), "missing_row_offset"),
-    (_online("unguarded"), "all_neg_inf_row"),
+    (_online("unguarded"), "starts_neg_inf"),  # the row of -inf, and the rows that start with -inf
     (_online(n_cols_as_stride=True), "ignores_strides"),
     (_online("sum in x's dtype", block=128), "fp16_accumulation"),
-    # the shift from the first tile only: exp overflows past it, inf * 0 is NaN (named by its effect)
-    (_online("first tile's max"), "produced_nan"),
+    # the shift from the first tile only: exp overflows past it, inf * 0 is NaN; and on rows that start with
+    # tiles of -inf, finite but wrong values: described, not named
+    (_online("first tile's max"), "wrong_values"),
+    # the running max unguarded in the first pass alone: the row of -inf still gives zeros (its sum is NaN,
+    # and the guarded division gives 0), the rows that start with tiles of -inf NaN
+    (_online("first pass unguarded"), "neg_inf_tile"),
+    (_online("not rescaled", block=8192), "running_sum_not_rescaled"),  # the exercise's default tile
 ]

@@ -164,9 +164,9 @@ def _layer_norm_kernel(x_ptr, w_ptr, b_ptr, out_ptr, n_cols, sx, sxc, so, soc, e
     tl.store(out_ptr + row * so + cols * soc, y.to(out_ptr.dtype.element_ty), mask=mask)
 
 
-def layer_norm_swapped(x, weight, bias, out):
+def layer_norm_swapped(x, weight, bias, out, eps=1e-5):
     n_rows, n_cols = x.shape
-    args = (x, bias, weight, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), 1e-5)
+    args = (x, bias, weight, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps)
     _layer_norm_kernel[(n_rows,)](*args, BLOCK=triton.next_power_of_2(n_cols))
 
 

@@ -14,8 +14,10 @@ raising `OutOfBoundsAccess` (an IndexError) before the access instead of after t
 
 Only addresses outside every argument's whole storage are refused: a read just past the end of a view into
 a larger buffer is allowed (the checker puts inputs inside guard zones on purpose and sees such reads by
-their values). The interpreter re-raises an error from inside a kernel as `InterpreterError(repr(e)) from
-e`; `find_out_of_bounds(error)` finds ours in that chain. On a GPU, and on a triton whose interpreter lacks
+their values). Such a load is recorded all the same (`take_near_reads`), since a masked store can discard
+what it read: the checker then fails a kernel whose values are all right but whose loads left a tensor.
+The interpreter re-raises an error from inside a kernel as `InterpreterError(repr(e)) from e`;
+`find_out_of_bounds(error)` finds ours in that chain. On a GPU, and on a triton whose interpreter lacks
 the functions wrapped here (it warns once), `guarded()` does nothing.
 """
 
@@ -39,6 +41,10 @@ _depth = 0  # how many guarded() blocks are open; the patches are in place while
 _originals: list[tuple[type, str, Any]] = []
 _regions: list[Region] | None = None  # the current launch's tensor arguments; None: no launch seen yet
 _warned = False
+# Loads that stayed inside a tensor's memory but left its view (weight loaded without a mask, say): one
+# sentence each, kept until take_near_reads(). The values such lanes read are often discarded by a masked
+# store, so the results cannot show them; on a GPU the read may fault.
+_near_reads: list[str] = []
 _INHERITED = object()  # stands in _originals for a method the class inherited rather than defined
 
 # The wrapped InterpreterBuilder methods: the names of their pointer and mask parameters, looked up in each
@@ -217,8 +223,52 @@ def _check(op: Callable[[], str], ptrs: Any, mask: Any) -> None:
         if r.hi - r.lo >= size:
             inside |= (addresses >= np.uint64(r.lo)) & (addresses <= np.uint64(r.hi - size))
     if inside.all():
+        if op() == "tl.load":
+            _note_near_read(addresses, size, regions)
         return
     outside = addresses[~inside]
     named = pointer_names()
     likely = [r for r in regions if r.name.split("[")[0] in named]
     raise report(op(), outside, int(addresses.size), size, likely or regions)
+
+
+def _note_near_read(addresses: np.ndarray, size: int, regions: list[Region]) -> None:
+    """Record a load whose lanes are inside tensors' memory but not inside any tensor's view: the
+    argument its pointer was built from, and how far past that view's end (or before its start) it read."""
+    in_view = np.zeros(addresses.shape, dtype=bool)
+    for r in regions:
+        end = r.start + r.extent * r.element_size
+        if end - r.start >= size:
+            in_view |= (addresses >= np.uint64(r.start)) & (addresses <= np.uint64(end - size))
+    if in_view.all():
+        return
+    outside = addresses[~in_view].astype(np.int64)
+    named = pointer_names()
+    candidates = [r for r in regions if r.name.split("[")[0] in named] or regions
+    # the candidate whose view starts or ends nearest the first lane outside every view
+    r = min(
+        candidates,
+        key=lambda r: min(
+            abs(int(outside[0]) - r.start), abs(int(outside[0]) - r.start - r.extent * r.element_size)
+        ),
+    )
+    end = r.start + r.extent * r.element_size
+    past_end = outside[outside >= end]
+    if past_end.size:
+        far = (int(past_end.max()) - end) // r.element_size + 1
+        where = f"up to {far:,} element{'s' if far != 1 else ''} past the end of {r.name}"
+    else:
+        far = -(-(r.start - int(outside.min())) // r.element_size)
+        where = f"up to {far:,} element{'s' if far != 1 else ''} before the start of {r.name}"
+    sentence = f"a tl.load read {where} ({len(outside):,} of the {addresses.size:,} lanes it read)"
+    if sentence not in _near_reads:
+        _near_reads.append(sentence)
+
+
+def take_near_reads() -> list[str]:
+    """The loads recorded since the last call that read inside a tensor's memory but outside its view
+    (see _note_near_read), as sentences; forgets them."""
+    with _lock:
+        taken = list(_near_reads)
+        _near_reads.clear()
+    return taken

@@ -244,7 +244,7 @@ def other_inputs(exercise: Exercise, failing: list[Run]) -> Finding | None:
         for run in runs:
             try:
                 changed = make(tuple(x.double() for x in run.case.inputs))
-                want = exercise.reference(*changed).reshape(-1)
+                want = exercise.reference(*changed, **run.case.kwargs).reshape(-1)
             except Exception:  # changed inputs the reference cannot take: no evidence
                 return False
             got = run.result.reshape(-1)
@@ -272,10 +272,10 @@ def other_inputs(exercise: Exercise, failing: list[Run]) -> Finding | None:
                 return tuple(ys)
 
             if same_shape and matches(swap):
+                names = exercise.input_names
+                first, second = (names[i], names[j]) if len(names) == arity else (i + 1, j + 1)
                 return Finding(
-                    "inputs",
-                    f"the result is the right answer with inputs {i + 1} and {j + 1} swapped",
-                    exact=True,
+                    "inputs", f"the result is the right answer with {first} and {second} swapped", exact=True
                 )
     return None
 

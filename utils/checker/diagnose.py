@@ -36,8 +36,10 @@ def _traits(
     structure that a mistake of that kind cannot make (`structural`: an exact relation such as a factor of
     n, or wrong elements laid out by blocks). Last, `confirms(trait)` runs the exercise's probe for the
     trait where it has one (utils.checker.second_looks: the failing case again, with values on which the
-    mistake would do no harm): the mistake is named only if the probe then passes."""
-    codes = []
+    mistake would do no harm): the mistake is named only if the probe then passes. Of two traits that
+    both fit, the one on fewer cases is named: a row of -inf, not every row that starts with -inf, when
+    only the row of -inf fails."""
+    found: dict[str, str] = {}  # trait -> code
     for trait, code in exercise.trait_mistakes.items():
         splits = (
             failing
@@ -55,8 +57,13 @@ def _traits(
         out_strided = exercise.strided_out and trait == "strided"
         unwritten = not out_strided and any(bool((run.result == run.garbage).any()) for run in wrong_values)
         if not (predicted or unwritten or structural) and confirms(trait):
-            codes.append(code)
-    return codes
+            found[trait] = code
+    having = {
+        trait: {run.case.name for run in failing + passing if trait in run.case.traits} for trait in found
+    }
+    return [
+        code for trait, code in found.items() if not any(having[other] < having[trait] for other in found)
+    ]
 
 
 def diagnose(
@@ -92,7 +99,13 @@ def diagnose(
     # were contiguous writes into a strided out's gaps and past its end: there the writes outside out are
     # what wrong strides do, and _traits names the strides if the cases split by layout.
     if broken and not (exercise.strided_out and all("strided" in run.case.traits for run in broken)):
-        codes.append("out_of_bounds_write")
+        # Where out is a contiguous matrix whatever the inputs' layout, writes past its end on the cases with
+        # strided inputs alone, whose values pass when laid out contiguously, are what out stored with an
+        # input's strides does
+        as_input = not exercise.strided_out and all(
+            "strided" in run.case.traits and len(run.case.out_shape) == 2 for run in failing
+        )
+        codes.append("out_with_input_strides" if as_input and confirms("strided") else "out_of_bounds_write")
     passing = [run for run in runs if run not in failing]
     wrong_values = [run for run in failing if not close(exercise, run.case, run.result, run.expected)]
     # A case past PREDICTED_UP_TO (the GPU battery's largest) costs seconds to predict on a GPU machine's
@@ -113,7 +126,10 @@ def diagnose(
     def predicted_on_failing(code: str) -> bool:
         return any(code in predicted(run) for run in smallest_first)
 
-    codes += _traits(exercise, failing, passing, wrong_values, predicted_on_failing, structural, confirms)
+    traits = _traits(exercise, failing, passing, wrong_values, predicted_on_failing, structural, confirms)
+    if "out_with_input_strides" in codes:  # the strides' own code says which strides
+        traits = [code for code in traits if code != exercise.trait_mistakes.get("strided")]
+    codes += traits
     if not wrong_values:
         return codes or ["wrong_values"]
 

@@ -4,7 +4,8 @@ utils.checker.runner catches what the learner's host function or kernel raises a
 sentences: the error's own text (and its causes', since Triton wraps the compiler's message), and a hint
 where the text matches an error the course teaches (a tile sent to a scalar pointer, a float16 overflow
 in the interpreter, a Python global read in a kernel, tiles whose shapes do not line up, a grid that is
-not a tuple, an illegal memory access on a GPU).
+not a tuple, an illegal memory access on a GPU, no GPU and no interpreter, a keyword argument the
+learner's function does not take).
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ ERROR_HINTS = [
         "tl.store rather than the line that made the mismatch.",
     ),
     (
+        r"0 active drivers",
+        "Triton found no GPU, and its interpreter was off when this kernel was defined: run the notebook's "
+        "set-up cell first (on a machine without a GPU it turns the interpreter on, TRITON_INTERPRET=1), "
+        "then run the cell that defines your kernel again, and this check.",
+    ),
+    (
         r"Cannot access global variable",
         "A kernel read a plain Python global, which the GPU compiler refuses (the interpreter does not): "
         "use a literal, or a tl.constexpr global (NEG = tl.constexpr(float('-inf'))); notebook 01's "
@@ -74,6 +81,14 @@ def exception_report(exercise: Exercise, case: Case, error: Exception) -> str:
     text = f"{exercise.id}: your code raised {type(error).__name__} on case '{case.name}':\n    {error}"
     said = error_text(error)
     text += "".join(f"\n{hint}" for pattern, hint in ERROR_HINTS if re.search(pattern, said))
+    unexpected = re.search(r"unexpected keyword argument '(\w+)'", str(error))
+    if isinstance(error, TypeError) and unexpected and unexpected.group(1) in case.kwargs:
+        name = unexpected.group(1)
+        text += (
+            f"\nThis case calls your function with {name}={case.kwargs[name]:g}, as the exercise's signature "
+            f"{exercise.signature} allows: give your host function that parameter, with its default, and "
+            "pass it on to the kernel."
+        )
     if "has no len()" in str(error) or "not iterable" in str(error) and "grid" in str(error):
         text += "\nA launch grid is a tuple, even with one entry: kernel[(triton.cdiv(n, BLOCK_SIZE),)](...)."
     if "illegal memory access" in str(error) or "misaligned address" in str(error):

@@ -11,6 +11,14 @@ ENGINE_MISTAKES = {
     "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
     "their answer into out (destination-passing style), e.g. with "
     "tl.store(out_ptr + offsets, ...).",
+    "out_with_input_strides": "only the cases whose inputs are transposed or sliced fail, and on them the "
+    "kernel wrote past the end of out, which is contiguous here, while the same values laid out "
+    "contiguously pass: out was stored with an input's strides. Store out with its own, out.stride(0) "
+    "and out.stride(1).",
+    "read_past_end": "a tl.load let lanes past a tensor's end through (no mask, or a mask wider than the "
+    "tensor), and what they read stayed out of the result only because those lanes were never stored. "
+    "On a GPU such a read may fault, or read another tensor's memory. Give every tl.load the mask of the "
+    "lanes its tensor has (for a vector such as weight, mask=cols < n_cols).",
     "out_of_bounds_write": "the kernel wrote outside out: a tl.store (or atomic) without mask=offsets < n, "
     "or output offsets that run past the end.",
     "out_of_bounds_access": "a tl.load, tl.store or atomic with offsets that run far past a tensor: a "

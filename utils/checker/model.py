@@ -1,9 +1,9 @@
 """The checker's types: Case, Exercise and Mistake.
 
-An exercise is a host function in destination-passing style, `fn(*inputs, out) -> None`; utils.checker.runner
-runs it on the exercise's battery of Cases. A family module (elementwise, totals, transforms, rows) owns
-its cases, its predictions of each mistake (utils.checker.predictions), its messages and its registry
-entries; this module holds only what several families share.
+An exercise is a host function in destination-passing style, `fn(*inputs, out, **case.kwargs) -> None`;
+utils.checker.runner runs it on the exercise's battery of Cases. A family module (elementwise, totals,
+transforms, rows) owns its cases, its predictions of each mistake (utils.checker.predictions), its
+messages and its registry entries; this module holds only what several families share.
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ class Case:
     # cases with a trait is named by Exercise.trait_mistakes.
     traits: frozenset[str] = frozenset()
     out_dtype: torch.dtype = torch.float32  # the softmax writes the input's dtype; every other exercise fp32
+    # Keyword arguments of the call, after out (the norms' eps), as (name, value) pairs; the reference and
+    # the predictions take them too
+    keywords: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self):
         if self.layout not in get_args(Layout):
@@ -49,6 +52,10 @@ class Case:
     @property
     def n(self) -> int:
         return self.inputs[0].numel()
+
+    @property
+    def kwargs(self) -> dict[str, float]:
+        return dict(self.keywords)
 
 
 def row_case(
@@ -138,6 +145,13 @@ class Exercise:
         """The probe for `trait`: the exercise's own, else the checker's (DEFAULT_TRAIT_PROBES), else None."""
         return self.trait_probes.get(trait) or DEFAULT_TRAIT_PROBES.get(trait)
 
+    @property
+    def input_names(self) -> list[str]:
+        """The inputs' names in the signature, those before out: ["x", "weight", "bias"] for
+        "layer_norm(x, weight, bias, out, eps=1e-5)"."""
+        params = self.signature.split("(", 1)[1].rstrip(")").split(", ")
+        return params[: params.index("out")] if "out" in params else params[:-1]
+
     def without_broader(self, codes: list[str]) -> list[str]:
         """`codes` without those that yield to another code in `codes` (see `yields`)."""
         named = set(codes)
@@ -148,7 +162,7 @@ class Exercise:
         """What each mistake would give on `case`, by variant (see utils.checker.predictions), on a GPU or in
         the interpreter."""
         predictions = block_variants(self.predictions(case, on_gpu), case.inputs[0].shape[-1])
-        expected = self.reference(*(x.double() for x in case.inputs))
+        expected = self.reference(*(x.double() for x in case.inputs), **case.kwargs)
         for code, narrow in NARROW.items():  # every exercise: the result rounded through a narrower float
             form = Form(str(narrow), each_element=True)
             predict_each(predictions, code, form, rounded(expected, narrow))

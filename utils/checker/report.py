@@ -82,7 +82,14 @@ def failure_report(
     passed_line = f"\nPassed: {'; '.join(passed)}" if passed else ""
     measured = "".join(f"\n  - {finding.text}" for finding in findings)
     measured = f"\nWhat the wrong results show (measured on the failing cases):{measured}" if measured else ""
-    if codes == ["wrong_values"] and findings:
+    exact = [finding for finding in findings if finding.exact and finding.kind == "inputs"]
+    if codes == ["wrong_values"] and exact:
+        advice = (
+            f"Likely mistake: not one the checker has a name for, but one relation above holds exactly on "
+            f"every failing case ({exact[0].text}). Find the line of your kernel or host function that "
+            "would make it."
+        )
+    elif codes == ["wrong_values"] and findings:
         advice = (
             "Likely mistake: none of the common mistakes explains these results, so the checker names "
             "none; what it measured above is true of every failing case. Find the line of your kernel "
@@ -107,7 +114,7 @@ def _smallest_case(exercise: Exercise, failing: list[Run]) -> str:
         text = np.array2string(t.double().numpy(), precision=7, threshold=64, edgeitems=4, separator=", ")
         return text.replace("\n", "\n" + " " * 13)
 
-    names = exercise.signature.split("(", 1)[1].rstrip(")").split(", ")[:-1]  # the inputs, without out
+    names = exercise.input_names
     lines = [f"The smallest failing case in full, '{run.case.name}', to reason about by hand:"]
     for name, x in zip(names, run.case.inputs):
         lines.append(f"  {name:<9}= {show(x)}")

@@ -36,7 +36,7 @@ import torch
 
 from utils.checker import keys, probes, second_looks
 from utils.checker.access import find_out_of_bounds
-from utils.checker.bounds import guarded
+from utils.checker.bounds import guarded, take_near_reads
 from utils.checker.diagnose import diagnose
 from utils.checker.errors import exception_report, out_of_bounds_report
 from utils.checker.families import EXERCISES
@@ -101,6 +101,8 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
     runs: list[Run] = []
     failing: list[Run] = []
     not_run: list[str] = []
+    near_reads: dict[str, list[str]] = {}  # case name -> loads inside memory but outside a tensor (bounds)
+    take_near_reads()  # none left from calls before this check
     for i, case in enumerate(cases):
         # In the interpreter, once a case has failed, a launch of very many programs is not run: it would
         # take minutes (about a millisecond a program) to add one more failing case to the report.
@@ -110,9 +112,20 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
         except TooManyPrograms as skipped:
             not_run.append(f"'{case.name}' ({skipped.kernel}: {skipped.programs:,} programs in one launch)")
             continue
+        finally:
+            near_reads[case.name] = take_near_reads()
         runs.append(run)
         if not correct(exercise, run):
             failing.append(run)
+    read_past = {name: reads for name, reads in near_reads.items() if reads}
+    if read_past and not failing:  # right values, read from memory the kernel was not given
+        name, reads = next(iter(read_past.items()))
+        message = (
+            f"{exercise.id}: every case gave the right values, but on {len(read_past)} of them the kernel "
+            f"read past a tensor's end; on case '{name}', " + "; ".join(reads) + ".\n"
+            f"Likely mistake: {exercise.mistakes['read_past_end'].message}"
+        )
+        raise ExerciseFailed(message, ["read_past_end"])
     if failing:
 
         def again(run: Run, other_poison: bool) -> Run:
@@ -278,7 +291,7 @@ def _run(
                 counted.enter_context(recording(known=[*inputs, out_buffer], into=stages))
             if program_limit is not None:  # a launch over the limit raises TooManyPrograms instead
                 counted.enter_context(limited_programs(program_limit))
-            returned = fn(*inputs, out)
+            returned = fn(*inputs, out, **case.kwargs)
         if device == "cuda":
             torch.cuda.synchronize()
     except (NotImplementedError, TooManyPrograms):
@@ -291,7 +304,7 @@ def _run(
         raise ExerciseFailed(exception_report(exercise, case, error), ["exception"]) from error
     around = out_buffer.clone()  # every element but out's: the canary, unless written past out
     _laid_out(around[guard:], case.out_shape, layout).fill_(canary)
-    expected = exercise.reference(*(x.double() for x in case.inputs))
+    expected = exercise.reference(*(x.double() for x in case.inputs), **case.kwargs)
     inputs_intact = all(_same(view.cpu(), x) for view, x in zip(inputs, case.inputs))
     return Run(
         case,

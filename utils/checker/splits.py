@@ -19,6 +19,7 @@ TRAIT_WORDS = {
     "strided": "on a strided or transposed view",
     "all_neg_inf": "with a row of -inf",
     "neg_inf_run": "whose rows start with a run of -inf",
+    "starts_neg_inf": "whose rows start with -inf (a row of -inf among them)",
 }
 
 
@@ -44,10 +45,12 @@ def which_cases(runs: list[Run], failing: list[Run]) -> list[Finding]:
     """A split of the cases: by a trait (see _by_trait), or by size: every case past a power of two fails
     and every case up to it passes, or the other way round; a sign that one code path (one program, one
     tile, a loop taken or not) is wrong and the other right. Size: the input's elements, or the row's
-    length."""
+    length. A size split needs two failing cases at least: of one, it only restates that case's size."""
     if not failing or len(failing) == len(runs):
         return []
     findings = _by_trait(runs, failing)
+    if len(failing) < 2:
+        return findings
     for name, size in (("elements", lambda run: run.case.inputs[0].numel()), ("columns", reduced_length)):
         if name == "columns" and all(run.case.inputs[0].dim() == 1 for run in runs):
             continue

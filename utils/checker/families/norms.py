@@ -4,7 +4,8 @@
     layer_norm: out[r, :] = (x[r, :] - mean_r) / sqrt(var_r + eps) * weight + bias
 
 for a 2-D x of any strides, float16 or float32, weight and bias 1-D of n_cols in x's dtype, out in x's
-dtype, eps = 1e-5 (torch's default for layer_norm), and var_r the biased variance (divided by n_cols).
+dtype, eps = 1e-5 (torch's default for layer_norm) unless the call passes eps=, and var_r the biased
+variance (divided by n_cols).
 Like the softmax, each row is reduced (to its mean square, or to its mean and then its variance) and then
 written whole, so the mistakes are those of the row family (offsets, strides, float16 sums) and of
 notebook 04 and 06's sums (masked lanes, the count to divide by, a variance that cancels), plus the
@@ -12,8 +13,10 @@ normalisation's own: eps missing or misplaced, weight or bias forgotten, the mea
 
 The battery holds rows of one column, many short rows, widths just past a power of two, transposed and
 sliced views, a float16 long row whose sums overflow float16 (values 4 to 6, 16,384 of them), a row of
-zeros and a row of values near 1e-3 (where eps decides the result), and rows whose mean of about 3000
-dwarfs their spread, where layer_norm's variance computed as E[x^2] - E[x]^2 cancels in float32.
+zeros and a row of values near 1e-3 (where eps decides the result), rows whose mean of about 3000
+dwarfs their spread, where layer_norm's variance computed as E[x^2] - E[x]^2 cancels in float32, rows of
+values near 0.03 called with eps=1e-3 (a kernel that ignores the argument uses 1e-5 there), and a tall
+matrix of short rows, with more rows than columns.
 
 Predictions are computed in float64 from the case's inputs; every one of them is a whole-row formula, so
 a block size matters only to the mistakes that count the masked lanes of the row's last tile.
@@ -22,6 +25,7 @@ a block size matters only to the mistakes that count the masked lanes of the row
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import torch
 
@@ -43,6 +47,9 @@ MESSAGES = {
     "square root, 1 / (sqrt(v) + eps), where the contract is 1 / sqrt(v + eps).",
     "eps_value": "only the row of values near 1e-3 is off, where eps is as large as the mean square: eps "
     "is not this exercise's 1e-5. Use eps = 1e-5 (a different eps changes only such rows).",
+    "eps_ignored": "only the case called with eps=1e-3 is off, and by exactly what eps = 1e-5 gives: the "
+    "eps argument did not reach the kernel. Pass the function's eps to the kernel instead of a "
+    "constant.",
     "divided_by_block": "each row was divided by the width of its tile, BLOCK_SIZE (or by all the lanes a "
     "loop visited), not by n_cols: the masked lanes past the row's end are not elements. Divide the "
     "row's sums by n_cols.",
@@ -90,6 +97,10 @@ def _norm_cases(large: bool) -> list[Case]:
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
+    # Last, so that the cases above keep their seeds (900 + position): rows whose mean square (about 3e-4)
+    # eps = 1e-3 outweighs, called with eps=1e-3; and more rows than columns, so that a grid counted
+    # from the columns leaves rows unwritten whatever the rows per program (up to 512)
+    specs += [(5, 200, "near 0.03, eps=1e-3", f32, "contiguous"), (1000, 40, "mixed", f32, "contiguous")]
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
         seed = 900 + i
@@ -98,7 +109,8 @@ def _norm_cases(large: bool) -> list[Case]:
         bias = values(cols, "mixed", seed + 60)
         traits = frozenset({"large_mean"} if kind == "mean 3000" else set())
         inputs = (x.to(dtype), weight.to(dtype), bias.to(dtype))
-        cases.append(row_case(inputs, (rows, cols), kind, layout, traits, out_dtype=dtype))
+        case = row_case(inputs, (rows, cols), kind, layout, traits, out_dtype=dtype)
+        cases.append(replace(case, keywords=(("eps", 1e-3),)) if "eps=" in kind else case)
     return cases
 
 
@@ -111,14 +123,14 @@ def _rows_of(kind: str, rows: int, cols: int, seed: int) -> torch.Tensor:
         return torch.cat([u[:1], 0 * u[1:2], u[2:4], 1e-3 * u[4:5], u[5:]])
     if kind == "mean 3000":
         return 3000 + u
+    if kind == "near 0.03, eps=1e-3":
+        return 0.03 * u
     return values(rows * cols, kind, seed).double().view(rows, cols)
 
 
 def _rms_cases(large: bool) -> list[Case]:
     """The battery without bias: rms_norm(x, weight, out)."""
-    return [
-        Case(c.name, c.inputs[:2], c.out_shape, c.layout, c.traits, c.out_dtype) for c in _norm_cases(large)
-    ]
+    return [replace(c, inputs=c.inputs[:2]) for c in _norm_cases(large)]
 
 
 def _normalised(x, weight, bias, mean, var, eps=EPS, eps_outside=False) -> torch.Tensor:
@@ -138,12 +150,14 @@ def _moments(x: torch.Tensor, centred: bool, count: int | None = None):
     return mean, ((x - mean) ** 2).sum(dim=1, keepdim=True) / n
 
 
-def _rms_reference(x, weight):
-    return _normalised(x, weight, None, *_moments(x, centred=False))
+def _rms_reference(x, weight, eps=EPS):
+    mean, var = _moments(x, centred=False)
+    return _normalised(x, weight, None, mean, var, eps=eps)
 
 
-def _layer_reference(x, weight, bias):
-    return _normalised(x, weight, bias, *_moments(x, centred=True))
+def _layer_reference(x, weight, bias, eps=EPS):
+    mean, var = _moments(x, centred=True)
+    return _normalised(x, weight, bias, mean, var, eps=eps)
 
 
 def _norm_tolerance(case: Case) -> tuple[float, float]:
@@ -160,7 +174,8 @@ def _norm_tolerance(case: Case) -> tuple[float, float]:
     if len(case.inputs) == 3:  # layer_norm: the mean's error, scaled like x - mean
         mean, var = _moments(x, centred=True)
         mean_error = grow * (mean.abs() + x.abs().amax(dim=1, keepdim=True) / cols)
-        atol += (mean_error / (var + EPS).sqrt()).max().item() * weight.abs().max().item()
+        eps = case.kwargs.get("eps", EPS)
+        atol += (mean_error / (var + eps).sqrt()).max().item() * weight.abs().max().item()
         atol += 1e-6 * case.inputs[2].double().abs().max().item()
     if case.out_dtype == torch.float16:
         atol, rtol = atol + 2.0**-24, rtol + 2e-3
@@ -172,23 +187,27 @@ def _norm_predictions(case: Case, on_gpu: bool) -> Predictions:
     bias = case.inputs[2].double() if len(case.inputs) == 3 else None
     centred = bias is not None
     rows, cols = x.shape
+    eps = case.kwargs.get("eps", EPS)
     mean, var = _moments(x, centred)
-    reference = _normalised(x, weight, bias, mean, var)
+    reference = _normalised(x, weight, bias, mean, var, eps=eps)
     out: Predictions = {}
     predict(out, "missing_eps", None, _normalised(x, weight, bias, mean, var, eps=0.0))
-    predict(out, "eps_outside_sqrt", None, _normalised(x, weight, bias, mean, var, eps_outside=True))
-    for eps in OTHER_EPS:
-        predict(out, "eps_value", eps, _normalised(x, weight, bias, mean, var, eps=eps))
+    predict(out, "eps_outside_sqrt", None, _normalised(x, weight, bias, mean, var, eps=eps, eps_outside=True))
+    for other in OTHER_EPS:
+        predict(out, "eps_value", other, _normalised(x, weight, bias, mean, var, eps=other))
+    # the default where the call passed another: a case with the default gives the reference here
+    predict(out, "eps_ignored", None, _normalised(x, weight, bias, mean, var, eps=EPS))
     ones = torch.ones_like(weight)
-    predict(out, "weight_not_applied", None, _normalised(x, ones, bias, mean, var))
+    predict(out, "weight_not_applied", None, _normalised(x, ones, bias, mean, var, eps=eps))
     if centred:
-        predict(out, "bias_not_added", None, _normalised(x, weight, None, mean, var))
-        predict(out, "mean_not_subtracted", None, _normalised(x, weight, bias, 0 * mean, var))
+        predict(out, "bias_not_added", None, _normalised(x, weight, None, mean, var, eps=eps))
+        predict(out, "mean_not_subtracted", None, _normalised(x, weight, bias, 0 * mean, var, eps=eps))
         # n / (n - 1): a row of one column divides 0 by 0
         unbiased = var * cols / (cols - 1) if cols > 1 else torch.full_like(var, math.nan)
-        predict(out, "unbiased_variance", None, _normalised(x, weight, bias, mean, unbiased))
+        predict(out, "unbiased_variance", None, _normalised(x, weight, bias, mean, unbiased, eps=eps))
     if rows > 1:
-        first = _normalised(x[:1], weight, bias, *_moments(x[:1], centred)).expand(rows, cols)
+        first_mean, first_var = _moments(x[:1], centred)
+        first = _normalised(x[:1], weight, bias, first_mean, first_var, eps=eps).expand(rows, cols)
         predict_missing_row_offset(out, reference, first)
     # The masked lanes of the row's last tile of b columns: counted in the divisor, or, in layer_norm,
     # loaded as 0.0 and centred without tl.where, so that each adds mean^2 to the variance.
@@ -197,11 +216,24 @@ def _norm_predictions(case: Case, on_gpu: bool) -> Predictions:
         pad = lanes - cols
         if not pad:
             continue
-        counted = _normalised(x, weight, bias, *_moments(x, centred, lanes))
-        predict(out, "divided_by_block", b, counted)
-        if centred:
+        counted_mean, counted_var = _moments(x, centred, lanes)
+        predict(out, "divided_by_block", b, _normalised(x, weight, bias, counted_mean, counted_var, eps=eps))
+        if centred:  # the mean's sum alone, or the variance's alone, divided by the lanes
+            mean_only = _moments(x - counted_mean, False)[1]  # about the wrong mean, divided by n_cols
+            predict(
+                out,
+                "divided_by_block",
+                (b, "the mean"),
+                _normalised(x, weight, bias, counted_mean, mean_only, eps=eps),
+            )
+            predict(
+                out,
+                "divided_by_block",
+                (b, "the variance"),
+                _normalised(x, weight, bias, mean, var * cols / lanes, eps=eps),
+            )
             padded_var = var + pad * mean**2 / cols
-            padded = _normalised(x, weight, bias, mean, padded_var)
+            padded = _normalised(x, weight, bias, mean, padded_var, eps=eps)
             predict(out, "masked_lanes_in_variance", b, padded)
     return out
 
@@ -229,8 +261,8 @@ def _norm(id: str, signature: str, description: str, hint: str, centred: bool) -
 EXERCISES = [
     _norm(
         "rms_norm",
-        "rms_norm(x, weight, out)",
-        "out[r, :] = x[r, :] / sqrt(mean(x[r, :]^2) + 1e-5) * weight for 2-D x of any strides, float16 or "
+        "rms_norm(x, weight, out, eps=1e-5)",
+        "out[r, :] = x[r, :] / sqrt(mean(x[r, :]^2) + eps) * weight for 2-D x of any strides, float16 or "
         "float32, weight 1-D of n_cols, out in x's dtype",
         "one program per row, as in notebook 08; watch the mean: divide by n_cols, not by the tile's "
         "width, and put eps inside the square root.",
@@ -238,8 +270,8 @@ EXERCISES = [
     ),
     _norm(
         "layer_norm",
-        "layer_norm(x, weight, bias, out)",
-        "out[r, :] = (x[r, :] - mean) / sqrt(var + 1e-5) * weight + bias per row (var divided by n_cols) "
+        "layer_norm(x, weight, bias, out, eps=1e-5)",
+        "out[r, :] = (x[r, :] - mean) / sqrt(var + eps) * weight + bias per row (var divided by n_cols) "
         "for 2-D x of any strides, float16 or float32, weight and bias 1-D of n_cols, out in x's dtype",
         "start from rms_norm_kernel of section 3; watch the masked lanes after centring: x - mean is "
         "not 0 there any more (section 5's second picture), and divide the variance by n_cols.",

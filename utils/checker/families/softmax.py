@@ -23,12 +23,10 @@ from dataclasses import replace
 import torch
 
 from utils.checker.data import values
-from utils.checker.messages import TILE_MESSAGES
 from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_missing_row_offset
 
 MESSAGES = {
-    "wrong_sentinel": TILE_MESSAGES["wrong_sentinel"],
     "no_max_subtraction": "the rows of large values (100 to 300) or of very negative ones (-200 to -400) "
     "give NaN or zeros: exp(x) overflows float32 from x = 88.7 and is 0 below about -103. Subtract the "
     "row's maximum first, exp(x - max(x)): it changes nothing mathematically and keeps every "
@@ -37,8 +35,8 @@ MESSAGES = {
     "they were loaded as other=0.0, and exp(0 - max) was added for each. Load with "
     "other=float('-inf'), so that exp gives 0 there, or mask the exponentials with "
     "tl.where(mask, e, 0.0) before tl.sum.",
-    "not_normalised": "out holds exp(x - max) without the division: divide each row's exponentials by "
-    "their sum.",
+    "not_normalised": "out holds exp(x - max), undivided: each row's exponentials were not divided by "
+    "their sum, or the sum they were divided by was 1.",
     "wrong_axis": "out is normalised down each column instead of along each row: the max and the sum "
     "must run over one row's columns, x[r, :], with the row from tl.program_id(0) and the columns from "
     "tl.arange.",
@@ -52,6 +50,12 @@ MESSAGES = {
     "sum of many values near 1 stops growing at 2048 (and loses digits long before), and overflows "
     "past 65,504. Convert the "
     "loaded tile with .to(tl.float32), compute in float32, and convert only what you store.",
+    # The predictions take the max as max(row, 0) on rows with masked lanes: what a running max that
+    # starts at 0 gives on every row, so the sentence names both
+    "wrong_sentinel": "rows whose values are all below 0 came out as if their maximum were 0 (exp(x - 0) "
+    "is 0 in float32 below about -103, where exp(x - max) is not): the maximum met a 0 that is not in the "
+    "row. Masked lanes loaded with other=0.0 (load with other=float('-inf')), or a running maximum that "
+    "started at 0 (start it at float('-inf')), do that.",
     "all_neg_inf_row": "only the case with a row of -inf fails. A row with no finite entry is where a "
     "softmax without guards goes wrong: its max is -inf, and exp(-inf - (-inf)) is exp(NaN). This "
     "exercise asks for zeros there: guard the shift (tl.where(m == float('-inf'), 0.0, m)) and the "
@@ -207,6 +211,16 @@ def _softmax_predictions(case: Case, on_gpu: bool) -> Predictions:
 
 ONLINE_MESSAGES = {
     **MESSAGES,
+    "starts_neg_inf": "only the rows that start with -inf fail: the row of -inf, and the rows whose first "
+    "values are -inf. While every value so far is -inf, the max m (or the running max) is -inf, and "
+    "exp(x - m) is exp(-inf - (-inf)) = NaN: shift by tl.where(m == float('-inf'), 0.0, m) in every pass "
+    "and every rescale, and guard the division (tl.where(total > 0, e / total, 0.0)): this exercise asks "
+    "for zeros where a row has no finite entry.",
+    "neg_inf_tile": "only the rows that start with a run of -inf longer than a tile fail (the row of -inf "
+    "alone passes): there a pass meets finite values after tiles of -inf only. While every value so far "
+    "is -inf, the running max m is -inf, and exp(x - m), or a rescale exp(m - m_new), is "
+    "exp(-inf - (-inf)) = NaN unless m is guarded: shift by tl.where(m == float('-inf'), 0.0, m) in every "
+    "pass and every rescale.",
     "running_sum_not_rescaled": "rows that are longer than one tile fail: the running sum of "
     "exponentials was not rescaled when the running max grew. Every term already in s was taken "
     "against the old max m: before adding a tile's exp(x - m_new), multiply s by exp(m - m_new).",
@@ -243,10 +257,21 @@ def _waves(rows: int, cols: int, seed: int) -> torch.Tensor:
 
 
 def _online_cases(large: bool) -> list[Case]:
-    """The softmax's battery, rows whose tile maxima rise and fall along the row, and, on a GPU, a row
-    longer than one program's registers hold."""
-    cases = _softmax_cases(large)
+    """The softmax's battery; rows whose tile maxima rise and fall along the row, at 3,001 columns and at
+    20,001, so that tiles of 8,192 (the exercise's default) see the running max grow too; rows that start
+    with 9,000 values of -inf, longer than such a tile; and, on a GPU, a row longer than one program's
+    registers hold."""
+    # the row of -inf starts with -inf too: a kernel with no guard anywhere fails both kinds
+    cases = [
+        replace(case, traits=case.traits | {"starts_neg_inf"}) if "all_neg_inf" in case.traits else case
+        for case in _softmax_cases(large)
+    ]
     cases.append(Case("8x3001 float32 rising and falling, contiguous", (_waves(8, 3001, 898),), (8, 3001)))
+    cases.append(Case("2x20001 float32 rising and falling, contiguous", (_waves(2, 20001, 897),), (2, 20001)))
+    x = values(2 * 12000, "mixed", 895).view(2, 12000)
+    x[:, :9000] = NEG_INF
+    name = "2x12000 float32 -inf for 9000 columns, then values, contiguous"
+    cases.append(Case(name, (x,), (2, 12000), traits=frozenset({"neg_inf_run", "starts_neg_inf"})))
 
     if large:
         x = values(8 * 65536, "mixed", 899).view(8, 65536)
@@ -297,5 +322,10 @@ EXERCISES.append(
         cases=_online_cases,
         predictions=_online_predictions,
         mistakes=mistakes(ONLINE_MESSAGES, **_WORDS),
+        trait_mistakes={
+            **EXERCISES[0].trait_mistakes,
+            "neg_inf_run": "neg_inf_tile",
+            "starts_neg_inf": "starts_neg_inf",
+        },
     )
 )

@@ -28,7 +28,6 @@ from utils.checker.families.softmax import (
     _guarded_shift,
     _online_cases,
     _online_predictions,
-    _waves,
 )
 from utils.checker.families.softmax import (
     EXERCISES as SOFTMAX_EXERCISES,
@@ -91,14 +90,13 @@ def _split_predictions(case: Case, on_gpu: bool) -> Predictions:
 
 
 def _split_cases(large: bool) -> list[Case]:
-    """The online softmax's battery, and rows split in many chunks: few long rows whose maxima move along
-    the row, and rows that start with a run of -inf longer than most chunks, then values."""
-    cases = _online_cases(large)
-    cases.append(Case("2x20001 float32 rising and falling, contiguous", (_waves(2, 20001, 897),), (2, 20001)))
+    """The online softmax's battery (few long rows whose maxima move along the row among them), and rows
+    that start with a run of -inf longer than most chunks, then values."""
+    cases = _online_cases(large)  # among them rows of 20,001 columns whose maxima move
     x = values(3 * 9000, "mixed", 896).view(3, 9000)
     x[:, :5000] = NEG_INF
     name = "3x9000 float32 -inf for 5000 columns, then values, contiguous"
-    cases.append(Case(name, (x,), (3, 9000), traits=frozenset({"neg_inf_run"})))
+    cases.append(Case(name, (x,), (3, 9000), traits=frozenset({"neg_inf_run", "starts_neg_inf"})))
     return cases
 
 
@@ -115,6 +113,10 @@ EXERCISES = [
         cases=_split_cases,
         predictions=_split_predictions,
         mistakes=mistakes(SPLIT_MESSAGES, **_WORDS),
-        trait_mistakes={**SOFTMAX_EXERCISES[0].trait_mistakes, "neg_inf_run": "neg_inf_chunk"},
+        trait_mistakes={
+            **SOFTMAX_EXERCISES[0].trait_mistakes,
+            "neg_inf_run": "neg_inf_chunk",
+            "starts_neg_inf": "starts_neg_inf",
+        },
     )
 ]
