@@ -11,8 +11,8 @@ ENGINE_MISTAKES = {
     "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
     "their answer into out (destination-passing style), e.g. with "
     "tl.store(out_ptr + offsets, ...).",
-    "out_with_input_strides": "only the cases whose inputs are transposed or sliced fail, and on them the "
-    "kernel wrote past the end of out, which is contiguous here, while the same values laid out "
+    "out_with_input_strides": "only the cases whose inputs are transposed or sliced fail, and on some of "
+    "them the kernel wrote past the end of out, which is contiguous here, while the same values laid out "
     "contiguously pass: out was stored with an input's strides. Store out with its own, out.stride(0) "
     "and out.stride(1).",
     "read_past_end": "a tl.load let lanes past a tensor's end through (no mask, or a mask wider than the "

@@ -122,7 +122,7 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
         name, reads = next(iter(read_past.items()))
         message = (
             f"{exercise.id}: every case gave the right values, but on {len(read_past)} of them the kernel "
-            f"read past a tensor's end; on case '{name}', " + "; ".join(reads) + ".\n"
+            f"read outside a tensor it was given; on case '{name}', " + "; ".join(reads) + ".\n"
             f"Likely mistake: {exercise.mistakes['read_past_end'].message}"
         )
         raise ExerciseFailed(message, ["read_past_end"])
