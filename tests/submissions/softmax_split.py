@@ -96,26 +96,30 @@ def chunk_normalise_kernel(
         tl.store(out_ptr + row * so_row + cols * so_col, p.to(out_ptr.dtype.element_ty), mask=stored)
 
 
-def _split(mistake="", chunk_cols=None, chunks=None, block=256, n_cols_as_stride=False):
+def _split(mistake="", chunk_cols=None, chunks=None, block=256, n_cols_as_stride=False, pairs=None):
     """A two-launch split softmax; chunks of `chunk_cols` columns, or the row cut into `chunks` parts."""
 
-    def launch(x, out):
+    def launch(x, out, CHUNK=None):  # CHUNK, where the call gives it, is the chunks' width
         n_rows, n_cols = x.shape
-        width = chunk_cols or triton.cdiv(n_cols, chunks)
+        width = CHUNK or chunk_cols or triton.cdiv(n_cols, chunks)
         n_chunks = triton.cdiv(n_cols, width)
+        tile = min(block, triton.next_power_of_2(width))  # a tile no wider than a chunk
         maxima = torch.empty((n_rows, n_chunks), dtype=torch.float32, device=x.device)
         sums = torch.empty_like(maxima)
         x_strides = (n_cols, 1) if n_cols_as_stride else x.stride()  # the wrong one: a contiguous row
         strides = (n_cols, width, n_chunks, *x_strides)
-        chunk_pair_kernel[(n_rows, n_chunks)](x, maxima, sums, *strides, BLOCK=block, MISTAKE=mistake)
-        pairs = triton.next_power_of_2(n_chunks)
+        chunk_pair_kernel[(n_rows, n_chunks)](x, maxima, sums, *strides, BLOCK=tile, MISTAKE=mistake)
+        lanes = pairs or triton.next_power_of_2(
+            n_chunks
+        )  # pairs: a fixed number, right up to that many chunks
         chunk_normalise_kernel[(n_rows, n_chunks)](
-            x, out, maxima, sums, *strides, *out.stride(), BLOCK=block, PAIRS=pairs, MISTAKE=mistake
+            x, out, maxima, sums, *strides, *out.stride(), BLOCK=tile, PAIRS=lanes, MISTAKE=mistake
         )
 
     what = mistake.replace(" ", "_").replace("=", "_").replace(".", "") if mistake else None
     shape = f"chunks_of_{chunk_cols}" if chunk_cols else f"{chunks}_chunks"
     launch.__name__ = "softmax_split_" + (what or shape) + ("_n_cols_as_stride" if n_cols_as_stride else "")
+    launch.__name__ += f"_{pairs}_pairs" if pairs else ""
     return launch
 
 
@@ -132,6 +136,9 @@ WRONG = [
     # every chunk sums one column more or one fewer than it writes: no prediction names it
     (_split("overlap", chunk_cols=1024), "wrong_values"),
     (_split("skip", chunk_cols=1024), "wrong_values"),
+    # 8 pairs loaded whatever the chunks: rows of more chunks (CHUNK=512 cuts 6,001 columns into 12) leave
+    # chunks out of S; no prediction names it, and no mistake may be named for it
+    (_split(chunk_cols=1024, pairs=8), "wrong_values"),
     # right when the programs run in order, as the interpreter runs them: a race on a GPU
     (_split("store past chunk", chunks=3, block=128), "varies_between_runs"),
 ]
@@ -198,9 +205,10 @@ def _ticket(mistake="", chunk_cols=1024, block=256):
     """The ticket form, its workspace (pairs, counters) kept per (device, rows, chunks) across calls."""
     workspaces = {}
 
-    def launch(x, out):
+    def launch(x, out, CHUNK=None):  # CHUNK, where the call gives it, is the chunks' width
         n_rows, n_cols = x.shape
-        n_chunks = triton.cdiv(n_cols, chunk_cols)
+        width = CHUNK or chunk_cols
+        n_chunks = triton.cdiv(n_cols, width)
         key = (x.device, n_rows, n_chunks)
         if key not in workspaces:
             workspaces[key] = (
@@ -215,10 +223,10 @@ def _ticket(mistake="", chunk_cols=1024, block=256):
             pairs,
             counters,
             n_cols,
-            chunk_cols,
+            width,
             *x.stride(),
             *out.stride(),
-            BLOCK=block,
+            BLOCK=min(block, triton.next_power_of_2(width)),
             PAIRS=pairs_block,
             MISTAKE=mistake,
         )

@@ -300,7 +300,9 @@ def how_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
         found = analysis()
         if found:
             return [*findings, found]
-    size = relations.spacings(pairs)
+    measured = sum(len(p.got) for p in pairs)
+    wrong = sum(int(wrong_mask(exercise, run).sum()) for run in failing)
+    size = relations.spacings(pairs, others=measured < wrong)
     return [*findings, size] if size else findings
 
 

@@ -224,9 +224,11 @@ def rounded(pairs: list[Pairs]) -> Finding | None:
     return None
 
 
-def spacings(pairs: list[Pairs]) -> Finding | None:
+def spacings(pairs: list[Pairs], others: bool = False) -> Finding | None:
     """How large the errors are: in units of float16's spacing at the right value when that is small,
-    else the largest error next to the right value where it occurs."""
+    else the largest error next to the right value where it occurs. The pairs hold the finite, written
+    wrong values only; `others`: some wrong values are not among them (NaN, inf, never written), and the
+    sentence says that it speaks of the rest."""
     worst16 = 0.0
     largest: tuple[float, float] = (0.0, 0.0)  # (error, right value there)
     for p in pairs:
@@ -235,14 +237,15 @@ def spacings(pairs: list[Pairs]) -> Finding | None:
         i = int(err.argmax())
         if float(err[i]) > largest[0]:
             largest = (float(err[i]), float(p.want[i]))
+    where = " of the finite values written" if others else ""
     if worst16 <= 32:
         return Finding(
             "size",
-            f"the errors are small: at most {worst16:.3g} float16 spacings at the right value (float16 "
-            "keeps 11 significant bits; float32 keeps 24)",
+            f"the errors{where} are small: at most {worst16:.3g} float16 spacings at the right value "
+            "(float16 keeps 11 significant bits; float32 keeps 24)",
         )
     return Finding(
-        "size", f"the largest error is {largest[0]:.4g}, where the right value is {largest[1]:.4g}"
+        "size", f"the largest error{where} is {largest[0]:.4g}, where the right value is {largest[1]:.4g}"
     )
 
 

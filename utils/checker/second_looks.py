@@ -53,15 +53,16 @@ def partials(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Ru
         return []
     if correct(exercise, again):  # right this time: the partials say nothing about the failure
         return []
-    said = partials_finding(run.case.inputs[0].double(), stages)
-    if said is None:
+    found = partials_finding(run.case.inputs[0].double(), stages)
+    if found is None:
         return []
-    return [
-        Finding(
-            "partials",
-            f"'{run.case.name}': {said}; so the error comes after them (the combine or the finish)",
-        )
-    ]
+    said, every_scratch = found
+    then = (
+        "so the error comes after them (the combine or the finish)"
+        if every_scratch
+        else "that launch also wrote a scratch the checker cannot judge, so the error may be there"
+    )
+    return [Finding("partials", f"'{run.case.name}': {said}; {then}")]
 
 
 def _smallest(failing: list[Run], count: int) -> list[Run]:

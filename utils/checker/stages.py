@@ -105,35 +105,42 @@ def _close(got: torch.Tensor, want: torch.Tensor, scale: torch.Tensor, rounding:
     return bool(((got - want).abs() <= tol).all())
 
 
-def partials_finding(x: torch.Tensor, stages: list[Stage]) -> str | None:
+def partials_finding(x: torch.Tensor, stages: list[Stage]) -> tuple[str, bool] | None:
     """The first scratch, in launch order, that holds the right partial of every tile of some power-of-two
     size of the 1-D input `x` (float64), one per tile or one per program of a persistent grid (program p:
-    tiles p, p + P, ...), as a sentence; None if none does. Later launches show the same scratch again,
-    so the first is the one to name."""
+    tiles p, p + P, ...), as a sentence, and whether every other scratch of that launch holds right
+    partials too (a launch that writes maxima and sums, say, may have right maxima and wrong sums: the
+    error then need not come after it); None if no scratch does. Later launches show the same scratch
+    again, so the first is the one to name."""
     for i, stage in enumerate(stages):
-        for scratch in stage.scratch:
-            flat = scratch.reshape(-1)
-            where = f"after launch {i + 1} ({stage.kernel}), a scratch of {len(flat)} holds"
-            for name, reduce, pad in _PARTIALS:
-                rounding = name in _SUMS
-                for b in (2**k for k in range(5, 17)):
-                    by_tile = tiles(x, b, pad)
-                    if len(by_tile) < 2 or len(by_tile) > len(flat):
-                        continue
-                    per_tile = reduce(by_tile)
-                    scale = reduce(by_tile.abs()).abs() if rounding else per_tile.abs()
-                    if _close(flat[: len(by_tile)], per_tile, scale, rounding):
-                        return f"{where} the right {name} of each tile of {b} elements"
-                    programs = len(flat)
-                    if 1 < programs < len(by_tile):  # a persistent grid: program p strides over tiles
-                        per_program = padded(per_tile, programs, pad).view(-1, programs)
-                        extreme = name in ("maximum", "minimum")
-                        strided = reduce(per_program.t()) if extreme else per_program.sum(0)
-                        if _close(flat, strided, scale.sum() if rounding else strided.abs(), rounding):
-                            return (
-                                f"{where} the right {name} of the tiles of {b} elements that each of "
-                                f"{programs} programs strides over"
-                            )
+        found = [_right_partials(x, scratch.reshape(-1)) for scratch in stage.scratch]
+        for scratch, said in zip(stage.scratch, found):
+            if said is not None:
+                where = f"after launch {i + 1} ({stage.kernel}), a scratch of {scratch.numel()} holds"
+                return f"{where} {said}", all(f is not None for f in found)
+    return None
+
+
+def _right_partials(x: torch.Tensor, flat: torch.Tensor) -> str | None:
+    """What right partials of x the scratch `flat` holds (see partials_finding), in words; None if none."""
+    for name, reduce, pad in _PARTIALS:
+        rounding = name in _SUMS
+        for b in (2**k for k in range(5, 17)):
+            by_tile = tiles(x, b, pad)
+            if len(by_tile) < 2 or len(by_tile) > len(flat):
+                continue
+            per_tile = reduce(by_tile)
+            scale = reduce(by_tile.abs()).abs() if rounding else per_tile.abs()
+            if _close(flat[: len(by_tile)], per_tile, scale, rounding):
+                return f"the right {name} of each tile of {b} elements"
+            programs = len(flat)
+            if 1 < programs < len(by_tile):  # a persistent grid: program p strides over tiles
+                per_program = padded(per_tile, programs, pad).view(-1, programs)
+                extreme = name in ("maximum", "minimum")
+                strided = reduce(per_program.t()) if extreme else per_program.sum(0)
+                if _close(flat, strided, scale.sum() if rounding else strided.abs(), rounding):
+                    each = f"each of {programs} programs strides over"
+                    return f"the right {name} of the tiles of {b} elements that {each}"
     return None
 
 

@@ -33,10 +33,13 @@ def _logsumexp_cases(large: bool) -> list[Case]:
     # "hot" and "cold" values make exp(x) overflow or underflow in float32 unless the max is subtracted.
     extreme = [(1000, "hot"), (3, "hot"), (5000, "cold"), (2**15 + 9, "hot")]
     masked = [(1, "all -inf"), (5000, "all -inf"), (50_000, "-inf first")]  # masked logits are -inf
+    # more than 64 partials at any tile up to 4,096 (257 at 1,024): a combine that reads a fixed few fails
+    many_tiles = [(2**18 + 3, "mixed")]
     return (
         vector_cases(large)
         + extra_cases(extreme, seed=600, traits={"extreme"})
         + extra_cases(masked, seed=700)
+        + extra_cases(many_tiles, seed=750)
     )
 
 
@@ -132,12 +135,25 @@ def _logsumexp_program_predictions(x: torch.Tensor, out: Predictions) -> None:
                     predict_each(out, code, variant, rows)
 
 
+LOGSUMEXP_MESSAGES = {
+    **MESSAGES,
+    "max_met_zero": "the result is what a maximum of 0 gives where every value of x is below 0 (exp(x - 0) "
+    "is 0 in float32 below about -103, where exp(x - max) is not): the maximum met a 0 that is not in x. "
+    "A running maximum that started at 0 (start it at float('-inf')), or masked lanes loaded with "
+    "other=0.0 into the max, do that.",
+}
+
+
 def _logsumexp_predictions(case: Case, on_gpu: bool) -> Predictions:
     x = case.inputs[0].double()
     out = scalar_predictions(case, "logsumexp")
     naive = torch.exp(x.float()).sum().log().double()  # exp(x) in float32, with no max subtracted
     predict(out, "exp_overflow", None, naive, math.inf, -math.inf)
     predict(out, "max_not_added_back", None, x.logsumexp(0) - shifted(x.max()))
+    # The max taken as at least 0 (a running max that starts at 0, or masked lanes of 0.0 in the max pass
+    # only): exp(x - 0) in float32 is 0 below about -103, so x whose values all lie there gives -inf
+    floor = torch.clamp(x.max(), min=0.0)
+    predict(out, "max_met_zero", None, floor + torch.exp(x.float() - floor.float()).double().sum().log())
     # A padding v in the exp pass only (the max pass padded right): each masked lane adds exp(v - m), which
     # float32 evaluates as inf once v - m > 88.7.
     m, n = x.max(), x.numel()
@@ -172,7 +188,7 @@ EXERCISES = [
         compare="sum",
         predictions=_logsumexp_predictions,
         stale=lambda expected, garbage: torch.logaddexp(expected, torch.tensor(garbage, dtype=torch.float64)),
-        mistakes=mistakes(MESSAGES, **_LOGSUMEXP),
+        mistakes=mistakes(LOGSUMEXP_MESSAGES, **_LOGSUMEXP),
         tolerance=_logsumexp_tolerance,
         trait_mistakes={"extreme": "exp_overflow"},
     ),

@@ -315,6 +315,7 @@ EXERCISES.append(
     replace(
         EXERCISES[0],
         id="softmax_online",
+        signature="softmax_online(x, out)",
         description="softmax with the row read in tiles, twice: a running max and a running sum of "
         "exponentials rescaled as the max grows (Milakov and Gimelshein), then the normalised values",
         hint='start from the looped softmax of "Long rows"; watch the running sum, taken against a '

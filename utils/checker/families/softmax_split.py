@@ -28,6 +28,8 @@ from utils.checker.families.softmax import (
     _guarded_shift,
     _online_cases,
     _online_predictions,
+    _reference,
+    _waves,
 )
 from utils.checker.families.softmax import (
     EXERCISES as SOFTMAX_EXERCISES,
@@ -69,14 +71,18 @@ def _split_layouts(cols: int) -> dict[str, int]:
 
 
 def _split_predictions(case: Case, on_gpu: bool) -> Predictions:
-    """The online softmax's predictions, and for each chunk layout: the chunks' sums added without
-    rescaling, and each chunk normalised by its own (max, sum); in float32, as a kernel computes them."""
+    """The online softmax's predictions, and for each chunk layout (the call's CHUNK= where it gives one):
+    the chunks' sums added without rescaling, and each chunk normalised by its own (max, sum); in float32,
+    as a kernel computes them."""
     out = _online_predictions(case, on_gpu)
     x = case.inputs[0].float()
     rows, cols = x.shape
     row_shift = _guarded_shift(x.max(dim=1, keepdim=True).values)
     e_row = torch.exp(x - row_shift)
     for layout, width in _split_layouts(cols).items():
+        # a call's CHUNK= sets the chunks' width, whatever width a kernel takes by default: each form then
+        # cuts this case's rows as the call asks
+        width = int(case.kwargs.get("CHUNK", width))
         chunks = _chunks(x, width)
         shift = _guarded_shift(chunks.max(dim=2, keepdim=True).values)
         e = torch.exp(chunks - shift)
@@ -89,10 +95,20 @@ def _split_predictions(case: Case, on_gpu: bool) -> Predictions:
     return out
 
 
+def _split_reference(x: torch.Tensor, CHUNK: int | None = None) -> torch.Tensor:
+    """The softmax of each row: the chunks a call asks for (CHUNK=) change nothing in the result."""
+    return _reference(x)
+
+
 def _split_cases(large: bool) -> list[Case]:
-    """The online softmax's battery (few long rows whose maxima move along the row among them), and rows
-    that start with a run of -inf longer than most chunks, then values."""
+    """The online softmax's battery (few long rows whose maxima move along the row among them), rows cut
+    into 12 chunks of 512 columns by the call's CHUNK=512, and rows that start with a run of -inf longer
+    than most chunks, then values."""
     cases = _online_cases(large)  # among them rows of 20,001 columns whose maxima move
+    # called with CHUNK=512, below the default tile of 1,024 columns and cutting each row into 12 chunks
+    # (more than 8 pairs)
+    name = "2x6001 float32 rising and falling, contiguous, CHUNK=512"
+    cases.append(Case(name, (_waves(2, 6001, 894),), (2, 6001), keywords=(("CHUNK", 512),)))
     x = values(3 * 9000, "mixed", 896).view(3, 9000)
     x[:, :5000] = NEG_INF
     name = "3x9000 float32 -inf for 5000 columns, then values, contiguous"
@@ -104,6 +120,8 @@ EXERCISES = [
     replace(
         SOFTMAX_EXERCISES[0],
         id="softmax_split",
+        signature="softmax_split(x, out, CHUNK=4096)",
+        reference=_split_reference,
         description="softmax with each long row split across programs: each program reduces its chunk "
         "of the row to a (max, sum) pair, the row's pairs are combined into its maximum M and sum S, and "
         "each chunk is written as exp(x - M) / S",
