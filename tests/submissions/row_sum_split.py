@@ -17,7 +17,7 @@ def row_sum_split_kernel(x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_S
     tl.atomic_add(out_ptr + row, partial)
 
 
-def row_sum_split(x, out):
+def row_sum_split(x, out, n_splits=4):  # one tile a program: n_splits unused
     n_rows, n_cols = x.shape
     out.zero_()  # every program adds into out[row], so it must start at 0
     grid = (n_rows, triton.cdiv(n_cols, BLOCK_SIZE))
@@ -81,7 +81,7 @@ def row_sum_split_tiled(x, out, n_splits=4):
 # ---- wrong ----
 
 
-def row_sum_split_not_zeroed(x, out):
+def row_sum_split_not_zeroed(x, out, n_splits=4):  # one tile a program: n_splits unused
     n_rows, n_cols = x.shape
     # BUG: no out.zero_(); the atomics add onto whatever out held before.
     grid = (n_rows, triton.cdiv(n_cols, BLOCK_SIZE))
@@ -100,7 +100,7 @@ def row_sum_split_kernel_missing_row_offset(
     tl.atomic_add(out_ptr, partial)  # BUG: no + row, every row's partials land in out[0]
 
 
-def row_sum_split_missing_row_offset(x, out):
+def row_sum_split_missing_row_offset(x, out, n_splits=4):  # one tile a program: n_splits unused
     n_rows, n_cols = x.shape
     out.zero_()
     grid = (n_rows, triton.cdiv(n_cols, BLOCK_SIZE))
@@ -121,14 +121,14 @@ def row_sum_split_kernel_vector_atomic(
     tl.atomic_add(out_ptr + row, tile.to(tl.float32))
 
 
-def row_sum_split_vector_atomic(x, out):
+def row_sum_split_vector_atomic(x, out, n_splits=4):  # one tile a program: n_splits unused
     n_rows, n_cols = x.shape
     out.zero_()
     grid = (n_rows, triton.cdiv(n_cols, BLOCK_SIZE))
     row_sum_split_kernel_vector_atomic[grid](x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
 
 
-def row_sum_split_ignores_strides(x, out):
+def row_sum_split_ignores_strides(x, out, n_splits=4):  # one tile a program: n_splits unused
     n_rows, n_cols = x.shape
     out.zero_()
     grid = (n_rows, triton.cdiv(n_cols, BLOCK_SIZE))
@@ -148,7 +148,7 @@ def row_sum_split_kernel_fp16_partial(
     tl.atomic_add(out_ptr + row, partial)
 
 
-def row_sum_split_fp16_partial(x, out):
+def row_sum_split_fp16_partial(x, out, n_splits=4):  # one tile a program: n_splits unused
     n_rows, n_cols = x.shape
     out.zero_()
     grid = (n_rows, triton.cdiv(n_cols, BLOCK_SIZE))
@@ -190,7 +190,7 @@ def row_sum_split_kernel_store(x_ptr, out_ptr, n_cols, stride_row, stride_col, B
     tl.store(out_ptr + row, tl.sum(tile.to(tl.float32), axis=0))  # BUG: a plain store; the splits race
 
 
-def row_sum_split_store(x, out):
+def row_sum_split_store(x, out, n_splits=4):  # one tile a program: n_splits unused
     n_rows, n_cols = x.shape
     out.zero_()
     grid = (n_rows, triton.cdiv(n_cols, BLOCK_SIZE))
@@ -207,7 +207,7 @@ def row_sum_split_kernel_neg_inf(x_ptr, out_ptr, n_cols, stride_row, stride_col,
     tl.atomic_add(out_ptr + row, tl.sum(tile.to(tl.float32), axis=0))
 
 
-def row_sum_split_neg_inf(x, out):
+def row_sum_split_neg_inf(x, out, n_splits=4):  # one tile a program: n_splits unused
     n_rows, n_cols = x.shape
     out.zero_()
     grid = (n_rows, triton.cdiv(n_cols, BLOCK_SIZE))
@@ -240,7 +240,7 @@ def row_sum_split_no_start(x, out, n_splits=4):
     )
 
 
-def row_sum_split_grid_rounded_down(x, out):
+def row_sum_split_grid_rounded_down(x, out, n_splits=4):  # one tile a program: n_splits unused
     n_rows, n_cols = x.shape
     out.zero_()
     grid = (n_rows, n_cols // BLOCK_SIZE)  # BUG: rounded down; a row's last partial tile is skipped
@@ -282,3 +282,18 @@ WRONG = [
     (row_sum_split_grid_rounded_down, "tail_not_processed"),
     (row_sum_split_no_loop, "first_tile_only"),
 ]
+
+
+def row_sum_split_grid_of_default(x, out, n_splits=4):
+    # row_sum_split_tiled with its grid sized for the default 4 splits, the chunks for the call's n_splits:
+    # a call with n_splits=8 sums half of each row
+    n_rows, n_cols = x.shape
+    block = 128
+    cols_per_split = triton.cdiv(triton.cdiv(n_cols, n_splits), block) * block
+    out.zero_()
+    row_sum_split_tiled_kernel[(n_rows, 4)](
+        x, out, n_cols, cols_per_split, x.stride(0), x.stride(1), BLOCK_SIZE=block
+    )
+
+
+WRONG.append((row_sum_split_grid_of_default, "n_splits_not_followed"))

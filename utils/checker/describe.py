@@ -287,6 +287,9 @@ def how_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
     pairs = relations.pairs(exercise, failing)
     if not pairs:
         return findings
+    # the pairs hold the finite, written wrong values only: a relation found on them says so when others
+    # (NaN, inf, never written) are left out
+    others = sum(len(p.got) for p in pairs) < sum(int(wrong_mask(exercise, run).sum()) for run in failing)
     for analysis in (
         lambda: relations.rounded(pairs),
         lambda: relations.factor(pairs),
@@ -299,10 +302,12 @@ def how_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
     ):
         found = analysis()
         if found:
+            if others and found.kind not in ("other_row", "inputs"):  # those two compare whole results
+                found = Finding(
+                    found.kind, f"{found.text} (counting the finite, written values)", found.exact
+                )
             return [*findings, found]
-    measured = sum(len(p.got) for p in pairs)
-    wrong = sum(int(wrong_mask(exercise, run).sum()) for run in failing)
-    size = relations.spacings(pairs, others=measured < wrong)
+    size = relations.spacings(pairs, others=others)
     return [*findings, size] if size else findings
 
 

@@ -20,6 +20,7 @@ TRAIT_WORDS = {
     "all_neg_inf": "with a row of -inf",
     "neg_inf_run": "whose rows start with a run of -inf",
     "starts_neg_inf": "whose rows start with -inf (a row of -inf among them)",
+    "called_n_splits": "called with n_splits=8",
 }
 
 

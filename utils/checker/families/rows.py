@@ -57,6 +57,9 @@ MESSAGES = {
     "chunk into the next program's columns. Mask with cols < chunk_end, where chunk_end = "
     "tl.minimum(start + cols_per_split, n_cols), not with cols < n_cols, or make "
     "cols_per_split a multiple of BLOCK_SIZE.",
+    "n_splits_not_followed": "only the case called with n_splits=8 fails (the default n_splits passes): "
+    "the grid, the chunks' width or a loop bound did not follow the n_splits of the call. Compute the grid "
+    "and cols_per_split from the n_splits argument, both.",
     "rows_summed_together": "each row got the total of its program's whole tile, several rows added "
     "together: reduce along the columns only, tl.sum(acc, axis=1), one sum per row (tl.sum(acc) "
     "with no axis adds up the whole 2-D tile).",
@@ -96,7 +99,8 @@ def _row_cases(large: bool) -> list[Case]:
 # How a learner splits a row among programs, besides one tile per program (a grid of cdiv(n_cols,
 # BLOCK_SIZE) splits): n_splits chunks of triton.cdiv(n_cols, n_splits) columns, with n_splits as given or
 # clamped to cdiv(n_cols, BLOCK_SIZE), and the chunk as it is or rounded up to a multiple of BLOCK_SIZE
-# (notebook 05's host code clamps and rounds). The checker calls with the learner's default n_splits.
+# (notebook 05's host code clamps and rounds). The checker calls with the learner's default n_splits, and
+# once with n_splits=8 (see _split_cases).
 SPLITS = (2, 3, 4, 6, 8, 16, 32)
 MULTIPLE = "cols_per_split a multiple of BLOCK_SIZE"
 CLAMPED = "n_splits at most cdiv(n_cols, BLOCK_SIZE)"
@@ -173,16 +177,18 @@ def _combine_predictions(out: Predictions, keys: list[tuple], starts, ends, sums
         predict(out, "missing_program_offset", key, first_chunk)
 
 
-def _chunk_predictions(out: Predictions, sums: _Sums) -> None:
+def _chunk_predictions(out: Predictions, sums: _Sums, called: int | None = None) -> None:
     """Rows split into n_splits chunks, for each tile b (keys already expanded: they start with
     "BLOCK_SIZE"). The chunks hold cdiv(n_cols, n_splits) columns, with n_splits as the learner set it or
-    clamped to the row's tiles as notebook 05's host code does, or that rounded up to whole tiles."""
+    clamped to the row's tiles as notebook 05's host code does, or that rounded up to whole tiles.
+    `called`: the n_splits the call passes, which every form then takes instead of its default."""
     cols = sums.cols
-    for s in SPLITS:
+    for default in SPLITS:
+        s = called or default  # the chunks cut as the call asks; the form keeps its default's key
         plain = _chunks(cols, _cdiv(cols, s), s)
-        _combine_predictions(out, [("n_splits", s)], *plain, sums)  # the same for every tile
+        _combine_predictions(out, [("n_splits", default)], *plain, sums)  # the same for every tile
         for b in CHUNK_BLOCKS:
-            key = ("BLOCK_SIZE", b, "n_splits", s)
+            key = ("BLOCK_SIZE", b, "n_splits", default)
             clamped = max(1, min(s, _cdiv(cols, b)))  # n_splits = max(1, min(n_splits, cdiv(n_cols, b)))
             if clamped == s:  # the same chunks either way
                 _inside_chunks(out, [key, (*key, CLAMPED)], *plain, b, sums)
@@ -245,7 +251,7 @@ def _row_predictions(case: Case, on_gpu: bool) -> Predictions:
                     )
         if b < cols:  # one tile per program: a grid (n_rows, cdiv(n_cols, BLOCK_SIZE))
             _combine_predictions(out, [(b, "one tile per program")], *_chunks(cols, b, _cdiv(cols, b)), sums)
-    _chunk_predictions(out, sums)
+    _chunk_predictions(out, sums, int(case.kwargs["n_splits"]) if "n_splits" in case.kwargs else None)
     _missing_rows_predictions(out, sums)
     if rows > 1:
         for r in [*ROW_BLOCKS, 128, 256, 512, 1024]:  # tl.sum(acc) over a whole (BLOCK_ROWS, BLOCK_SIZE) tile
@@ -270,20 +276,40 @@ def _row_predictions(case: Case, on_gpu: bool) -> Predictions:
     return out
 
 
-def rows(id, signature, description, hint, identity=None) -> Exercise:
+# Where only the case called with n_splits=8 fails, a prediction that happens to give its sums (the first
+# 8,192 columns: a tile without a loop) says less than the trait does: these codes yield to it
+CALL_DEPENDENT = ("first_tile_only", "tail_not_processed", "missing_program_offset", "chunk_overlap")
+
+
+def _split_cases(large: bool) -> list[Case]:
+    """The rows' battery, and rows called with n_splits=8, twice the default: a kernel that takes its
+    programs a row from anything but the call's n_splits leaves columns out."""
+    x = values(6 * 9000, "mixed", seed=390).view(6, 9000)
+    name, traits = "6x9000 float32 mixed, contiguous, n_splits=8", frozenset({"called_n_splits"})
+    return [*_row_cases(large), Case(name, (x,), (6,), traits=traits, keywords=(("n_splits", 8),))]
+
+
+def _row_sums(x: torch.Tensor, n_splits: int | None = None) -> torch.Tensor:
+    return x.sum(dim=1)  # the chunks a call asks for (n_splits=) change nothing in it
+
+
+def rows(id, signature, description, hint, identity=None, cases=_row_cases) -> Exercise:
+    split = cases is _split_cases
     return Exercise(
         id=id,
         signature=signature,
         description=description,
         hint=hint,
-        cases=_row_cases,
-        reference=lambda x: x.sum(dim=1),
+        cases=cases,
+        reference=_row_sums,
         compare="sum",
         predictions=_row_predictions,
         identity=identity,
         mistakes=mistakes(MESSAGES, **SUM_WORDS),
-        trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"},
+        trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"}
+        | ({"called_n_splits": "n_splits_not_followed"} if split else {}),
         trait_probes={"fp16": float16_exact},
+        yields={code: frozenset({"n_splits_not_followed"}) for code in CALL_DEPENDENT} if split else {},
     )
 
 
@@ -305,12 +331,13 @@ EXERCISES = [
     ),
     rows(
         "row_sum_split",
-        "row_sum_split(x, out)",
+        "row_sum_split(x, out, n_splits=4)",
         "row_sum with several programs per row, each adding its partial with one scalar tl.atomic_add",
         "start from exercise 1, with a 2-D grid that gives each row several programs; watch the "
         "chunks' edges (no column twice, none skipped) and what out holds before the first atomic "
         "add.",
         identity=0.0,
+        cases=_split_cases,
     ),
     rows(
         "row_sum_rows",

@@ -40,8 +40,8 @@ MESSAGES = {
     "transform_after_reduce": "{transform} was applied after the reduction: apply it to each element inside "
     "the reduction operand, {fused}.",
     "finish_before_combine": "{finish} was taken per program before the combine, but {finish_rule}: combine "
-    "the programs' sums first, then take {finish} once (on the host).",
-    "missing_finish": "out holds the combined sum: take {finish} once, after the combine (on the host).",
+    "the programs' sums first, then take {finish} once ({finish_where}).",
+    "missing_finish": "out holds the combined sum: take {finish} once, after the combine ({finish_where}).",
     "wrong_predicate": "the count is of the wrong elements: count x != 0 (negative values are non-zero; "
     "-0.0 == 0 is zero).",
     "missing_transform": "the values were not squared: out is the sqrt of the plain sum of x (NaN where "
@@ -105,6 +105,7 @@ TRANSFORM_WORDS = dict(
     fused="tl.sum(f(x), axis=0)",
     finish="the final step",
     finish_rule="the final step of a sum is not the sum of the final steps",
+    finish_where="on the host",
 )
 _L2 = dict(
     SUM_WORDS,
@@ -112,6 +113,7 @@ _L2 = dict(
     fused="tl.sum(x * x, axis=0)",
     finish="the sqrt",
     finish_rule="sqrt(a) + sqrt(b) != sqrt(a + b)",
+    finish_where="on the host",
 )
 _L1 = dict(
     {**SUM_WORDS, **TRANSFORM_WORDS}, transform="the absolute value", fused="tl.sum(tl.abs(x), axis=0)"
@@ -321,6 +323,9 @@ EXERCISES = [
         identity=None,  # nothing is reset on the host: an unwritten out still holds its garbage
         repeats=5,
         one_launch=True,
-        mistakes=mistakes({**MESSAGES, **ONE_LAUNCH_MESSAGES}, **_L2),
+        mistakes=mistakes(
+            {**MESSAGES, **ONE_LAUNCH_MESSAGES},
+            **{**_L2, "finish_where": "in the program that draws the last ticket, not on the host"},
+        ),
     ),
 ]
