@@ -283,7 +283,7 @@ def test_a_one_launch_check_counts_the_calls_after_the_first():
 @pytest.mark.parametrize(
     "name, code, shown",
     [
-        ("sum_one_launch_never_reset", "state_not_reset", "after calls 1 to 4: it does not return"),
+        ("sum_one_launch_never_reset", "state_not_reset", "after calls 2 to 5: it does not return"),
         (
             "sum_one_launch_early_ticket",
             "stale_partials",
@@ -292,9 +292,10 @@ def test_a_one_launch_check_counts_the_calls_after_the_first():
     ],
 )
 def test_the_state_probe_names_what_a_call_leaves_behind_on_every_check(name, code, shown):
-    """Calls on A, A, B, A: a ticket that keeps counting shows in the ticket's values after each call, and a
-    combine that reads the call before's partials is right only after the same input. Checked twice in
-    a row (a learner re-running the cell), so the second check starts from the state the first left."""
+    """Calls on S, A, A, B, A: a ticket that keeps counting shows in the ticket's values after each call,
+    and a combine that reads the call before's partials is right only after the same input. Checked
+    twice in a row (a learner re-running the cell), so the second check starts from the state the first
+    left."""
     from tests.submissions import sum_one_launch
 
     for _ in range(2):

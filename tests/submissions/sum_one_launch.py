@@ -213,6 +213,86 @@ def sum_one_launch_off_by_one(x, out):
 
 
 # ----------------------------------------------------------------------------------------------------
+# Wrong: the workspace, the last-ticket test and out, each shown only by calls in a row
+
+
+@triton.jit
+def workspace_mistakes_kernel(
+    x_ptr,
+    out_ptr,
+    partials_ptr,
+    ticket_ptr,
+    n,
+    BLOCK_SIZE: tl.constexpr,
+    P: tl.constexpr,
+    MASK_PARTIALS: tl.constexpr = True,  # False: all P slots combined, those of no program this call too
+    ADD_INTO_OUT: tl.constexpr = False,  # True: the total atomically added into out, not stored
+    LAST: tl.constexpr = 1,  # the combining ticket is programs - LAST: 0 is the test no ticket passes
+):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+    if ticket == programs - LAST:
+        offsets = tl.arange(0, P)
+        if MASK_PARTIALS:
+            partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0)
+        else:
+            partials = tl.load(partials_ptr + offsets)
+        if ADD_INTO_OUT:
+            tl.atomic_add(out_ptr, tl.sum(partials, axis=0))
+        else:
+            tl.store(out_ptr, tl.sum(partials, axis=0))
+        tl.store(ticket_ptr, 0)
+
+
+def sum_one_launch_unmasked_partials(x, out):
+    _launch(workspace_mistakes_kernel, x, out, owner="unmasked partials", MASK_PARTIALS=False)
+
+
+def sum_one_launch_added_into_out(x, out):
+    _launch(workspace_mistakes_kernel, x, out, owner="added into out", ADD_INTO_OUT=True)
+
+
+def sum_one_launch_last_ticket_missed(x, out):
+    _launch(workspace_mistakes_kernel, x, out, owner="last ticket missed", LAST=0)
+
+
+_FIRST_CALLS = {}  # device -> the partials and ticket of the first call, sized for its programs
+
+
+def sum_one_launch_workspace_of_first_call(x, out):
+    n = x.numel()
+    programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    if str(x.device) not in _FIRST_CALLS:  # sized once, for this call's programs only
+        partials = torch.zeros(programs, dtype=torch.float32, device=x.device)
+        _FIRST_CALLS[str(x.device)] = (partials, torch.zeros(1, dtype=torch.int32, device=x.device))
+    partials, ticket = _FIRST_CALLS[str(x.device)]
+    P = triton.next_power_of_2(programs)
+    workspace_mistakes_kernel[(programs,)](x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=P)
+
+
+_UNZEROED_TICKETS = {}  # device -> a ticket that starts where uninitialised memory left it
+
+
+def sum_one_launch_ticket_not_zeroed(x, out):
+    # torch.empty's memory may hold 0 by chance: a fixed value stands in for what it held, so that the
+    # test does not depend on the allocator.
+    if str(x.device) not in _UNZEROED_TICKETS:
+        _UNZEROED_TICKETS[str(x.device)] = torch.full((1,), 727_653_716, dtype=torch.int32, device=x.device)
+    partials, _ = workspace(x.device, PROGRAMS, owner="ticket not zeroed")
+    n = x.numel()
+    programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
+    P = triton.next_power_of_2(programs)
+    ticket = _UNZEROED_TICKETS[str(x.device)]
+    workspace_mistakes_kernel[(programs,)](x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=P)
+
+
+# ----------------------------------------------------------------------------------------------------
 # Wrong: the sum itself
 
 
@@ -346,6 +426,11 @@ WRONG = [
     (sum_one_launch_never_reset, "state_not_reset"),
     (sum_one_launch_early_ticket, "stale_partials"),
     (sum_one_launch_off_by_one, "not_written"),
+    (sum_one_launch_unmasked_partials, "stale_slots"),
+    (sum_one_launch_added_into_out, "added_into_out"),
+    (sum_one_launch_last_ticket_missed, "last_ticket_missed"),
+    (sum_one_launch_workspace_of_first_call, "workspace_sized_by_first_call"),
+    (sum_one_launch_ticket_not_zeroed, "ticket_not_zeroed"),
     (sum_one_launch_wrong_other, "wrong_sentinel"),
     (sum_one_launch_tail_dropped, "tail_not_processed"),
     (sum_one_launch_fp16, "fp16_accumulation"),

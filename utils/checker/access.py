@@ -190,7 +190,7 @@ def report(op: str, outside: np.ndarray, lanes: int, size: int, regions: list[Re
     worst = int(distance[np.arange(len(outside)), nearest].argmax())
     address, r = int(outside[worst]), regions[int(nearest[worst])]
     end = r.start + r.extent * r.element_size
-    what = f"{r.name} (a tensor of {r.numel:,} elements)"
+    what = f"{r.name} (a tensor of {r.numel:,} element{'s' if r.numel != 1 else ''})"
     if address >= end:
         past = (address - end) // r.element_size + 1
         where = f"{past:,} element{'s' if past != 1 else ''} past the end of {what}"

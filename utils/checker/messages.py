@@ -7,7 +7,9 @@ in each exercise's words ({identity}, {reset}, {nan_hint}, ...).
 ENGINE_MISTAKES = {
     "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, no program "
     "reached it (a condition none met, such as a last-ticket test that no ticket passes: tl.atomic_add "
-    "returns the count before its add, so the last of P programs draws P - 1), or it was never launched.",
+    "returns the count before its add, so the last of P programs draws P - 1), it was never launched, or "
+    "it was given another tensor (out = torch.zeros_like(out) makes a new one, which the caller never "
+    "sees; out.zero_() resets the caller's).",
     "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
     "their answer into out (destination-passing style), e.g. with "
     "tl.store(out_ptr + offsets, ...).",
@@ -74,7 +76,7 @@ SUM_WORDS = dict(identity="other=0.0 for a sum", reset="out.zero_() before the l
 
 
 # The mistakes of a one-launch reduction (notebook 07), judged before the battery by utils.checker.probes: the
-# launches of one call (utils.launches), and four calls in a row on inputs A, A, B, A (the state probe).
+# launches of one call (utils.launches), and calls in a row (the state probe, utils.checker.one_launch).
 ONE_LAUNCH_MESSAGES = {
     "extra_launches": "a call did more than one launch: a one-launch reduction runs one Triton kernel "
     "and no other work on the device. No out.zero_() or torch.zeros for the ticket on each call, no second "
@@ -91,4 +93,19 @@ ONE_LAUNCH_MESSAGES = {
     "left in the workspace by the call before. Each program must store its partial before it takes its "
     "ticket (the atomic with sem='acq_rel' publishes the stores made before it), and only the program "
     "that drew the last ticket may read the partials.",
+    "stale_slots": "the combine read slots of the partials that this call's programs did not write: after "
+    "a call of more programs they still hold that call's partials (and on a first call, whatever "
+    "torch.empty left). Load only this call's slots: mask=offsets < tl.num_programs(0), with "
+    "{identity}.",
+    "workspace_sized_by_first_call": "the workspace was sized for the first call's programs and kept, so "
+    "a later call with more programs stores (and combines) past its end. Allocate the partials once, for "
+    "the most programs any call launches (the grid's cap), and launch at most that many.",
+    "added_into_out": "the total was added into out (tl.atomic_add) instead of stored, so out keeps what "
+    "it held before the call. Nothing resets out in a one-launch reduction: the program that combines "
+    "must tl.store the result.",
+    "ticket_not_zeroed": "the ticket did not start at 0. A ticket from torch.empty holds whatever the "
+    "memory held: allocate it with torch.zeros, once, with the workspace, and let the last program put "
+    "it back to 0.",
+    "last_ticket_missed": "no program passed the test for the last ticket. tl.atomic_add returns the "
+    "value before its add, so of P programs the last draws P - 1: test ticket == tl.num_programs(0) - 1.",
 }

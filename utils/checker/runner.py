@@ -17,10 +17,11 @@ How mistakes become visible, on the GPU and in the interpreter alike, without Tr
   is caught every time, not only on the second call;
 - in the interpreter, the call runs under utils.checker.bounds.guarded(): an access far outside every tensor
   the kernel was given becomes a report (`out_of_bounds_access`) instead of a crashed process.
-- a one-launch exercise (notebook 07) is first called four times in a row, on inputs A, A, B, A: each
-  call after the first must make one Triton launch and no torch operation on the device
-  (utils.launches), every call must be right, and what the calls leave in the workspace's ticket is
-  reported (the state probe, utils.checker.probes).
+- a one-launch exercise (notebook 07) is first called several times in a row, on inputs small, large,
+  the same again, other values, and shorter ones after longer ones: each call on a shape called before
+  must make one Triton launch and no torch operation on the device (utils.launches), every call must be
+  right, and what the calls leave in the workspace is reported (the state probe,
+  utils.checker.one_launch).
 When no mistake explains a failure, the report shows the smallest failing case in full. In the
 interpreter, once a case has failed, a case whose launch asks for more than PROGRAM_LIMIT programs is not
 run (it would take minutes) and the report says so.
@@ -42,6 +43,7 @@ from utils.checker.errors import exception_report, out_of_bounds_report
 from utils.checker.families import EXERCISES
 from utils.checker.judge import Run, correct
 from utils.checker.model import Case, Exercise
+from utils.checker.one_launch import one_launch
 from utils.checker.report import ExerciseFailed, failure_report
 from utils.checker.stages import Stage, recording
 from utils.launches import Launches, TooManyPrograms, counting, limited_programs
@@ -96,8 +98,8 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
     def call(case: Case, seed: int, **options) -> Run:  # one call in guard zones, for utils.checker.probes
         return _run(exercise, case, fn, device, seed, **options)
 
-    if exercise.one_launch:
-        probes.one_launch(exercise, call, cases)
+    if exercise.one_launch:  # the chain's cases that failed whatever came before join the battery
+        cases = cases + one_launch(exercise, call, cases)
     runs: list[Run] = []
     failing: list[Run] = []
     not_run: list[str] = []
@@ -163,7 +165,7 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
         else:
             note = "; bit-identity across runs is judged on a GPU: the interpreter runs programs in order"
     if exercise.one_launch:
-        note += "; one launch per call, right on inputs A, A, B, A in a row"
+        note += "; one launch per call, right in calls in a row, shorter after longer"
     return note
 
 

@@ -18,6 +18,7 @@ the `run` that every launch calls (utils.launches.wrapped_launches), on a GPU an
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,12 +34,28 @@ from utils.launches import kernel_name, wrapped_launches
 class Stage:
     """One launch: the kernel's name, its grid as given, and copies of its scratch tensors after it:
     the floating-point ones (partials) in `scratch`, the integer ones (a ticket, a counter) in
-    `counters`."""
+    `counters`; `programs`, the grid's number of programs, when it can be read off the grid."""
 
     kernel: str
     grid: object
     scratch: list[torch.Tensor]
     counters: list[torch.Tensor] = field(default_factory=list)
+    programs: int | None = None
+
+
+def _programs(grid: object, meta: dict) -> int | None:
+    """The number of programs of a launch's grid: a tuple of ints, or a function of the launch's
+    keyword arguments (the meta-parameters); None when neither gives one."""
+    if callable(grid):
+        try:
+            grid = grid(meta)
+        except Exception:  # a grid function that needs what only the JIT binds: not known here
+            return None
+    if isinstance(grid, int):
+        grid = (grid,)
+    if not isinstance(grid, (tuple, list)) or not all(isinstance(g, int) for g in grid):
+        return None
+    return math.prod(grid)
 
 
 def _overlaps(a: torch.Tensor, others: list[torch.Tensor]) -> bool:
@@ -69,7 +86,8 @@ def recording(known: list[torch.Tensor], into: list[Stage] | None = None) -> Ite
             with _disable_current_modes():
                 scratch = [a.detach().double().cpu().clone() for a in tensors if a.is_floating_point()]
                 counters = [a.detach().cpu().clone() for a in tensors if not a.is_floating_point()]
-            stages.append(Stage(kernel_name(self), kwargs.get("grid"), scratch, counters))
+            grid = kwargs.get("grid")
+            stages.append(Stage(kernel_name(self), grid, scratch, counters, _programs(grid, kwargs)))
             return result
 
         return run
