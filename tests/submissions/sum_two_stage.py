@@ -310,7 +310,19 @@ CORRECT = [
     sum_two_stage_three_levels,
     sum_two_stage_fitted_block,
 ]
+
+
+def sum_two_stage_combined_by_torch(x, out):
+    # stage 2 left to torch: right values, but the partials never meet a Triton combine
+    n = x.numel()
+    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    out.copy_(partials.sum())
+
+
 WRONG = [
+    (sum_two_stage_combined_by_torch, "combined_by_torch"),
     (sum_two_stage_stage2_first_block_only, "first_tile_only"),
     (sum_two_stage_sentinel_one, "wrong_sentinel"),
     (sum_two_stage_grid_floor_div, "tail_not_processed"),

@@ -73,6 +73,22 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         # must keep the first.
         "ties in one lane": lambda: _ties(u, offsets=lambda k: 7 + 0 * k),
         "nan": lambda: torch.where(_nan_positions(n), math.nan, 2 * u - 1),
+        # The maximum 1.0 at every index from ODD_TILE_START on, none before: its first copy sits in an odd
+        # tile of every size from 256 to 8,192, a later program's than the first, so a combine that keeps
+        # the lowest program's (or the first partial's) maximum on a tie returns a later index.
+        "ties from an odd tile": lambda: torch.where(
+            torch.arange(n) >= ODD_TILE_START, 1.0, -1 - torch.floor(16 * u) / 16
+        ),
+        # NaNs at 0, at 2^15 (lane 0 of a later tile of program 0 for any tile and grid whose product
+        # divides 2^15) and last: the first must win, in a lane, across lanes and across programs.
+        "three nans": lambda: torch.where(_three_nans(n), math.nan, 2 * u - 1),
+        # Negative values with -0.0 a third of the way in and 0.0 at two thirds: -0.0 == 0.0, a tie.
+        "signed zeros": lambda: _signed_zeros(-(u + 1)),
+        # Mixed values with one NaN whose sign bit is set (what -nan, or 0.0 / 0.0 on x86, gives).
+        "negative nan": lambda: torch.where(torch.arange(n) == n // 2, -math.nan, 2 * u - 1),
+        # 1.0 first, 1 + 2^-20 at ODD_TILE_START (another program's tile): float32 tells them apart,
+        # float16 does not.
+        "close maxima": lambda: _close_maxima(2 * u - 1),
         # Zeros, negative zeros and other values, for counting non-zeros: -0.0 == 0, so it is not counted.
         "sparse": lambda: torch.where(u < 0.4, 0.0, torch.where(u < 0.6, -0.0, 4 * u - 3)),
         "hot": lambda: 100 + 200 * u,  # exp(x) overflows float32 from x = 88.7
@@ -93,6 +109,26 @@ def _ties(u: torch.Tensor, offsets) -> torch.Tensor:
     k = torch.arange(max(1, u.numel() // 4096))
     data[(k * 4096 + offsets(k)).clamp(max=u.numel() - 1)] = 1.0
     return data
+
+
+ODD_TILE_START = 0x3F00  # 16,128: bits 8 to 13 set, so 16,128 // T is odd for each T from 256 to 8,192
+
+
+def _signed_zeros(data: torch.Tensor) -> torch.Tensor:
+    n = data.numel()
+    data[n // 3], data[2 * n // 3] = -0.0, 0.0
+    return data
+
+
+def _close_maxima(data: torch.Tensor) -> torch.Tensor:
+    data[0], data[min(ODD_TILE_START, data.numel() - 1)] = 1.0, 1.0 + 2.0**-20
+    return data
+
+
+def _three_nans(n: int) -> torch.Tensor:
+    where = torch.zeros(n, dtype=torch.bool)
+    where[[0, min(2**15, n - 1), n - 1]] = True
+    return where
 
 
 def _nan_positions(n: int) -> torch.Tensor:

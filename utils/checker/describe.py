@@ -290,11 +290,14 @@ def how_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
     # the pairs hold the finite, written wrong values only: a relation found on them says so when others
     # (NaN, inf, never written) are left out
     others = sum(len(p.got) for p in pairs) < sum(int(wrong_mask(exercise, run).sum()) for run in failing)
+    # One wrong value is some factor, some offset and some function of its right value: a relation
+    # needs two at least to say anything.
+    several = sum(len(p.got) for p in pairs) > 1
     for analysis in (
         lambda: relations.rounded(pairs),
-        lambda: relations.factor(pairs),
-        lambda: relations.offset(pairs),
-        lambda: relations.function(pairs),
+        lambda: relations.factor(pairs) if several else None,
+        lambda: relations.offset(pairs) if several else None,
+        lambda: relations.function(pairs) if several else None,
         lambda: other_rows(exercise, failing),
         lambda: other_inputs(exercise, failing),
         lambda: relations.tied_indices(pairs),

@@ -18,6 +18,12 @@ from utils.checker.model import Exercise
 from utils.checker.predictions import Alternatives, Form, Predictions
 
 
+def _past_float16(run: Run) -> bool:
+    """A finite result larger than any sum of the case's elements, each held in float16, could be."""
+    finite = run.result[run.result.isfinite()]
+    return bool((finite.abs() > 65504.0 * max(1, run.case.n)).any())
+
+
 def _traits(
     exercise: Exercise,
     failing: list[Run],
@@ -56,7 +62,10 @@ def _traits(
         # stored with wrong ones, a strided out keeps some of its garbage
         out_strided = exercise.strided_out and trait == "strided"
         unwritten = not out_strided and any(bool((run.result == run.garbage).any()) for run in wrong_values)
-        if not (predicted or unwritten or structural) and confirms(trait):
+        # float16 holds at most 65504: a finite value past 65504 times the elements could not have gone
+        # through it (a torch.empty slot read by a stage 2 gives 1e22, and may spare the probe by chance)
+        beyond = trait.startswith("fp16") and any(_past_float16(run) for run in wrong_values)
+        if not (predicted or unwritten or structural or beyond) and confirms(trait):
             found[trait] = code
     having = {
         trait: {run.case.name for run in failing + passing if trait in run.case.traits} for trait in found

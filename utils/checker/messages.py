@@ -71,6 +71,22 @@ TILE_MESSAGES = {
     "them with an atomic (into an out reset before the launch), or store one partial per "
     "program to scratch and reduce the partials in a second stage.",
 }
+# A two-stage reduction's own words for two effects the tiling shares with atomics: stage 1 stores one
+# partial per program into a scratch and stage 2, one program, combines them and stores once, so nothing
+# adds into out and nothing resets it.
+TWO_STAGE_MESSAGES = {
+    "store_race": "out holds only part of the partials combined: the last of several plain tl.store into "
+    "one element survived (programs storing into out, where only stage 2's one program should), or a loop "
+    "assigns its accumulator (acc = tl.load(...)) instead of combining into it (stage 2's loop over the "
+    "partials then keeps only its last block). Stage 1 stores one partial per program into the scratch; "
+    "stage 2 combines every one of them into its accumulator and stores once.",
+    "combined_by_torch": "the partials were combined by a torch operation on the device, not by a "
+    "Triton kernel: stage 2 is the exercise's second kernel, one program that loads the partials, "
+    "combines them in a fixed order and stores the result into out.",
+    "stale_out": "the answer includes what out held before the call: a stage combined into out instead "
+    "of storing into it (an atomic, or stage 2's running value started from tl.load(out_ptr)). Nothing "
+    "resets out in two stages: stage 2 starts at {start} and stores its result with tl.store.",
+}
 # Words shared by the exercises that reduce to a sum: what a masked lane loads, how out is reset.
 SUM_WORDS = dict(identity="other=0.0 for a sum", reset="out.zero_() before the launch")
 

@@ -133,6 +133,9 @@ class Exercise:
     # True: a call must launch exactly one Triton kernel and run no torch operation on the device, and
     # two calls in a row must both be right (the checker's first step; see ONE_LAUNCH_MESSAGES).
     one_launch: bool = False
+    # True: the combine is the learner's Triton kernel, so a call that asks torch to reduce on the device
+    # (a stage 2 done with partials.sum()) fails, `combined_by_torch` (utils.checker.probes)
+    combine_in_triton: bool = False
     # True: out is laid out as the case's 2-D inputs are (in a "mixed" case, unlike any of them), for an
     # exercise whose text promises out's strides: a kernel that writes out as if it were contiguous then
     # fails the strided cases. False: out is contiguous.

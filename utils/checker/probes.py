@@ -17,6 +17,7 @@ from utils.checker.judge import Run, close, correct
 from utils.checker.model import Case, Exercise
 from utils.checker.report import ExerciseFailed, failing_row, passed_row, table
 from utils.checker.stages import programs_reversed
+from utils.launches import Launches
 
 Call = Callable[..., Run]  # call(case, seed, launches=None, stages=None)
 
@@ -107,3 +108,29 @@ def repeatable(exercise: Exercise, call: Call, case: Case) -> None:
             f"'{case.name}'.\nLikely mistake: {exercise.mistakes['not_deterministic'].message}"
         )
         raise ExerciseFailed(message, ["not_deterministic"])
+
+
+# torch operations that reduce: what a stage 2 written with torch runs on the device (aten names)
+TORCH_REDUCTIONS = frozenset(
+    {"sum", "max", "min", "amax", "amin", "mean", "prod", "argmax", "argmin", "logsumexp", "cumsum", "norm"}
+)
+
+
+def combined_in_triton(exercise: Exercise, call: Call, cases: list[Case]) -> None:
+    """After a battery that passed, for an exercise whose combine is the learner's Triton kernel
+    (Exercise.combine_in_triton): one call, with the device's work recorded (utils.launches); a torch
+    reduction among it is a combine done by torch (right values, not the exercise)."""
+    case = max((c for c in cases if c.n <= 1 << 16), key=lambda c: c.n)
+    launched: list[Launches] = []
+    call(case, seed=0, launches=launched)
+    ops = [
+        op
+        for op in launched[0].torch
+        if op.split(".")[1 if op.startswith("aten.") else 0] in TORCH_REDUCTIONS
+    ]
+    if ops:
+        raise ExerciseFailed(
+            f"{exercise.id}: every case of the battery passed. A call on '{case.name}' made "
+            f"{launched[0].describe()}.\nLikely mistake: {exercise.mistakes['combined_by_torch'].message}",
+            ["combined_by_torch"],
+        )

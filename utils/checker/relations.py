@@ -228,7 +228,9 @@ def rounded(pairs: list[Pairs]) -> Finding | None:
                 v = torch.remainder(w, m)
                 return torch.where(v >= m / 2, v - m, v) if signed else v
 
-            if all(torch.equal(p.got, wrap(p.want)) for p in pairs):
+            # one wrong 0 is the wrap of every multiple of 2^bits: no evidence
+            lone_zero = sum(len(p.got) for p in pairs) == 1 and not any(bool(p.got.any()) for p in pairs)
+            if not lone_zero and all(torch.equal(p.got, wrap(p.want)) for p in pairs):
                 kind = "signed" if signed else "unsigned"
                 return Finding(
                     "wrapped",
@@ -244,20 +246,25 @@ def spacings(pairs: list[Pairs], others: bool = False) -> Finding | None:
     else the largest error next to the right value where it occurs. The pairs hold the finite, written
     wrong values only; `others`: some wrong values are not among them (NaN, inf, never written), and the
     sentence says that it speaks of the rest."""
-    worst16 = 0.0
+    # Counted in the spacings of the narrowest float among the failing cases' inputs: float16's where one
+    # holds float16 (or bfloat16), float32's where all are float32 (float16 units there point at a
+    # precision the case never had)
+    narrow = any(x.dtype in (torch.float16, torch.bfloat16) for p in pairs for x in p.run.case.inputs)
+    name, bits = ("float16", 11) if narrow else ("float32", 24)
+    worst = 0.0
     largest: tuple[float, float] = (0.0, 0.0)  # (error, right value there)
     for p in pairs:
         err = (p.got - p.want).abs()
-        worst16 = max(worst16, float((err / _spacing(p.want, 11)).max()))
+        worst = max(worst, float((err / _spacing(p.want, bits)).max()))
         i = int(err.argmax())
         if float(err[i]) > largest[0]:
             largest = (float(err[i]), float(p.want[i]))
     where = " of the finite values written" if others else ""
-    if worst16 <= 32:
+    if worst <= 32:
         return Finding(
             "size",
-            f"the errors{where} are small: at most {worst16:.3g} float16 spacings at the right value "
-            "(float16 keeps 11 significant bits; float32 keeps 24)",
+            f"the errors{where} are small: at most {worst:.3g} {name} spacings at the right value "
+            f"({name} keeps {bits} significant bits)",
         )
     return Finding(
         "size", f"the largest error{where} is {largest[0]:.4g}, where the right value is {largest[1]:.4g}"

@@ -155,6 +155,8 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
             )
         raise ExerciseFailed(report, codes, findings)
     probes.same_shape_again(exercise, call, cases)
+    if exercise.combine_in_triton:
+        probes.combined_in_triton(exercise, call, cases)
     if not on_gpu:
         probes.reversed_order(exercise, call, cases)
     note = ""

@@ -4,12 +4,22 @@ extreme makes, on top of the shared predictions (utils.checker.families.reductio
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import torch
 
-from utils.checker.data import describe, extra_cases, tiles, values, vector_cases, vector_sizes
+from utils.checker import data
+from utils.checker.data import (
+    ODD_TILE_START,
+    describe,
+    extra_cases,
+    tiles,
+    values,
+    vector_cases,
+    vector_sizes,
+)
 from utils.checker.families.reductions import MAX_RACE_PROGRAMS, SCALAR_MESSAGES, scalar_predictions, total
-from utils.checker.messages import TILE_MESSAGES
+from utils.checker.messages import TILE_MESSAGES, TWO_STAGE_MESSAGES
 from utils.checker.model import Case, Exercise, mistakes
 from utils.checker.predictions import (
     NOTHING_WRITTEN,
@@ -89,15 +99,25 @@ def _argmax_cases(large: bool) -> list[Case]:
         (2**15 + 3, "ties"),
         (2**16 + 5, "ties across tiles"),
         (2**15 + 9, "ties in one lane"),
+        # from an odd tile on, past as many tiles of 4,096 as 8 programs take in one turn
+        (ODD_TILE_START + 2**15 + 1, "ties from an odd tile"),
+        (5, "all -inf"),
+        (5000, "all -inf"),
+        (5000, "signed zeros"),
     ]
-    nans = [(1, "nan"), (7, "nan"), (5000, "nan"), (2**15 + 7, "nan")]
-    if large:
-        ties.append((2**22 + 9, "ties"))
+    nans = [(1, "nan"), (7, "nan"), (5000, "nan"), (2**15 + 7, "nan"), (2**15 + 13, "three nans")]
+    nans.append((5000, "negative nan"))
+    if large:  # a turn of a persistent grid of 8 programs an SM over tiles of 4,096 (a GPU's)
+        ties += [
+            (2**22 + 9, "ties"),
+            (ODD_TILE_START + 8 * data.H200_SMS * 4096 + 1, "ties from an odd tile"),
+        ]
         nans.append((2**22 + 11, "nan"))
     return (
         vector_cases(large)
         + extra_cases(ties, seed=800, traits={"ties"})
         + extra_cases(nans, seed=900, traits={"nan"})
+        + extra_cases([(2**15 + 17, "close maxima")], seed=950)
     )
 
 
@@ -122,12 +142,18 @@ def _argmax_predictions(case: Case, on_gpu: bool) -> Predictions:
     # The maximum itself (NaN if there is one), as float32 stores it: the value where its index belongs.
     predict(out, "value_not_index", None, x.float().max().double())
     if len(positions) > 1:
-        predict(out, "ties_highest_index", None, positions[-1])
+        if x.max() == -math.inf:  # every element -inf: the masked lanes' -inf ties them, up to the tile's end
+            for b in POWERS_OF_TWO:
+                predict(out, "ties_highest_index", b, float(-(-n // b) * b - 1))
+        else:
+            for b in POWERS_OF_TWO:
+                predict(out, "ties_highest_index", b, positions[-1])
         # Any of the maxima: the first too, since a tie broken the wrong way shows only where the first
         # maximum loses a comparison (a passing case with ties is no evidence against it).
         predict_each(out, "ties_not_lowest", None, positions.double())
-    if not nan.any() and x.max() < 0:  # a running (0.0, index) that no element beats: its index stays
-        for start in (0, -1, _FLOAT32_INT32_MAX):
+    if not nan.any() and x.max() <= 0:  # a running (0.0, index) that no element beats: its index stays
+        # (a maximum of 0, or -0.0, ties it: the lower index wins, so a start at the largest int32 loses)
+        for start in (0, -1, _FLOAT32_INT32_MAX) if x.max() < 0 else (0, -1):
             predict(out, "wrong_initial_value", ("started at 0.0 with index", start), start)
     if nan.any() and not nan.all():
         predict(out, "nan_not_maximum", None, torch.where(nan, -math.inf, x).argmax().double())
@@ -233,6 +259,17 @@ def _extreme(id, signature, description, hint, op, **fields) -> Exercise:
     )
 
 
+def _two_stage(id, signature, description, hint, op, **fields) -> Exercise:
+    """A max or a min in two stages: the extremes' messages, with the two-stage words for out."""
+    words = {"max": MAX_WORDS, "min": MIN_WORDS}[op]
+    messages = {**TILE_MESSAGES, **SCALAR_MESSAGES, **EXTREME_MESSAGES, **TWO_STAGE_MESSAGES}
+    return replace(
+        _extreme(id, signature, description, hint, op, **fields),
+        mistakes=mistakes(messages, **words),
+        combine_in_triton=True,
+    )
+
+
 EXERCISES = [
     _extreme(
         "max_single_tile",
@@ -244,7 +281,7 @@ EXERCISES = [
         op="max",
         cases=_max_single_tile_cases,
     ),
-    _extreme(
+    _two_stage(
         "max_two_stage",
         "max_two_stage(x, out)",
         "out[0] = max(x) for any N: partial maxima, then one program",
@@ -252,7 +289,7 @@ EXERCISES = [
         "masked lanes load and what the running maximum starts at, in both stages.",
         op="max",
     ),
-    _extreme(
+    _two_stage(
         "min_two_stage",
         "min_two_stage(x, out)",
         "out[0] = min(x) for any N: partial minima, then one program",

@@ -62,11 +62,11 @@ def saved_statistics(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, ...]:
-    """(x, w, dy, mean, rstd): x of mixed values (shifted by 3,000 for "mean 3000"), w around 1, dy of
-    mixed signs; x and dy rounded to `dtype`, mean and rstd of the rounded x in float32."""
-    x = values(rows * cols, "mixed", seed).double().view(rows, cols) + (
-        3000.0 if kind == "mean 3000" else 0.0
-    )
+    """(x, w, dy, mean, rstd): x of mixed values (shifted by 3,000 for "mean 3000", scaled by 10^-3 for
+    "small", where eps outweighs the variance), w around 1, dy of mixed signs; x and dy rounded to
+    `dtype`, mean and rstd of the rounded x in float32."""
+    x = values(rows * cols, "mixed", seed).double().view(rows, cols)
+    x = x + 3000.0 if kind == "mean 3000" else x * 1e-3 if kind == "small" else x
     w = values(cols, "positive", seed + 1)
     dy = values(rows * cols, "mixed", seed + 2).double().view(rows, cols)
     x, dy = x.to(dtype), dy.to(dtype)
@@ -86,6 +86,7 @@ def _cases(large: bool) -> list[Case]:
         (2, 4099, "mixed", f32, "sliced"),  # just over a tile of 4096
         (130, 64, "mixed", f16, "contiguous"),  # float16 apart from a strided layout
         (37, 300, "mixed", f32, "mixed"),  # x transposed, dy contiguous: one's strides used for the other's
+        (24, 200, "small", f32, "contiguous"),  # var about 3e-7 beside eps = 1e-5: an rstd recomputed shows
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]

@@ -18,7 +18,7 @@ from utils.checker.families.reductions import (
     total,
 )
 from utils.checker.judge import PREDICTED_UP_TO
-from utils.checker.messages import ONE_LAUNCH_MESSAGES, SUM_WORDS, TILE_MESSAGES
+from utils.checker.messages import ONE_LAUNCH_MESSAGES, SUM_WORDS, TILE_MESSAGES, TWO_STAGE_MESSAGES
 from utils.checker.model import Case, Exercise, mistakes
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, race
 from utils.checker.tiled import REDUCTIONS, TiledReduction
@@ -142,14 +142,18 @@ EXERCISES = [
         "broken_sum); watch what a masked lane adds to the sum, and what out holds before the first "
         "atomic add.",
     ),
-    _sum_total(
-        "sum_two_stage",
-        "sum_two_stage(x, out)",
-        "out[0] = sum(x) without atomics: partials to scratch, one program combines them; bit-identical",
-        "start from sum_persistent_kernel for stage 1; watch that no atomic is left, that stage 2's "
-        "one program covers every partial however many programs stage 1 had, and that it adds them in "
-        "the same order every run.",
-        repeats=5,
+    replace(
+        _sum_total(
+            "sum_two_stage",
+            "sum_two_stage(x, out)",
+            "out[0] = sum(x) without atomics: partials to scratch, one program combines them; bit-identical",
+            "start from sum_persistent_kernel for stage 1; watch that no atomic is left, that stage 2's "
+            "one program covers every partial however many programs stage 1 had, and that it adds them in "
+            "the same order every run.",
+            repeats=5,
+        ),
+        mistakes=mistakes({**SUM_MESSAGES, **TWO_STAGE_MESSAGES}, **SUM_WORDS, start="0.0"),
+        combine_in_triton=True,
     ),
     replace(
         _sum_total(
