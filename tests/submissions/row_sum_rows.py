@@ -1,4 +1,6 @@
-"""Submissions for `row_sum_rows(x, out)`: several rows per program in a (BLOCK_ROWS, BLOCK_SIZE) tile."""
+"""Submissions for `row_sum_rows(x, out, BLOCK_ROWS=None, BLOCK_SIZE=None, num_warps=4)`: several rows per
+program in a (BLOCK_ROWS, BLOCK_SIZE) tile. All but the first take the tile a call asks for as **tile and
+keep their own: the checker calls once with BLOCK_ROWS=2, and the sums do not depend on the tile."""
 
 import triton
 import triton.language as tl
@@ -36,7 +38,7 @@ def row_sum_rows(x, out, BLOCK_ROWS=None, BLOCK_SIZE=None, num_warps=4):
     )
 
 
-def row_sum_rows_wide_tile(x, out):
+def row_sum_rows_wide_tile(x, out, **tile):
     # More rows per program, and a tile as wide as the row up to 1024 columns (one trip for short rows).
     row_sum_rows(x, out, BLOCK_ROWS=16, BLOCK_SIZE=min(triton.next_power_of_2(x.shape[1]), 1024))
 
@@ -59,7 +61,7 @@ def row_block_sum_kernel_persistent(
         tl.store(out_ptr + rows, total, mask=rows < n_rows)
 
 
-def row_sum_rows_persistent(x, out):
+def row_sum_rows_persistent(x, out, **tile):
     n_rows, n_cols = x.shape
     grid = (min(triton.cdiv(n_rows, 8), 4),)
     row_block_sum_kernel_persistent[grid](
@@ -92,7 +94,7 @@ def row_block_sum_kernel_no_row_mask_on_store(
     tl.store(out_ptr + rows, tl.sum(acc, axis=1))  # BUG: no mask; the last block's extra rows are stored
 
 
-def row_sum_rows_no_row_mask_on_store(x, out):
+def row_sum_rows_no_row_mask_on_store(x, out, **tile):
     _launch(row_block_sum_kernel_no_row_mask_on_store, x, out)
 
 
@@ -107,7 +109,7 @@ def row_block_sum_kernel_single_tile(
     tl.store(out_ptr + rows, tl.sum(tile.to(tl.float32), axis=1), mask=rows < n_rows)
 
 
-def row_sum_rows_single_tile(x, out):
+def row_sum_rows_single_tile(x, out, **tile):
     _launch(row_block_sum_kernel_single_tile, x, out)
 
 
@@ -124,11 +126,11 @@ def row_block_sum_kernel_fp16(
     tl.store(out_ptr + rows, tl.sum(acc, axis=1), mask=rows < n_rows)
 
 
-def row_sum_rows_fp16(x, out):
+def row_sum_rows_fp16(x, out, **tile):
     _launch(row_block_sum_kernel_fp16, x, out)
 
 
-def row_sum_rows_contiguous_only(x, out):
+def row_sum_rows_contiguous_only(x, out, **tile):
     n_rows, n_cols = x.shape
     # BUG: strides of a contiguous row-major x; x.T or x[:, ::2] are read wrongly
     row_block_sum_kernel[(triton.cdiv(n_rows, 4),)](
@@ -151,7 +153,7 @@ def row_block_sum_kernel_neg_inf(
     tl.store(out_ptr + rows, tl.sum(acc, axis=1), mask=rows < n_rows)
 
 
-def row_sum_rows_neg_inf(x, out):
+def row_sum_rows_neg_inf(x, out, **tile):
     _launch(row_block_sum_kernel_neg_inf, x, out, BLOCK_SIZE=min(triton.next_power_of_2(x.shape[1]), 512))
 
 
@@ -169,7 +171,7 @@ def row_block_sum_kernel_whole_tiles(
     tl.store(out_ptr + rows, tl.sum(acc, axis=1), mask=rows < n_rows)
 
 
-def row_sum_rows_whole_tiles(x, out):
+def row_sum_rows_whole_tiles(x, out, **tile):
     _launch(row_block_sum_kernel_whole_tiles, x, out, BLOCK_SIZE=64)
 
 
@@ -187,7 +189,7 @@ def row_block_sum_kernel_tile_total(
     tl.store(out_ptr + rows, tl.sum(acc), mask=rows < n_rows)  # BUG: no axis=1; the whole tile's sum
 
 
-def row_sum_rows_tile_total(x, out):
+def row_sum_rows_tile_total(x, out, **tile):
     _launch(row_block_sum_kernel_tile_total, x, out)
 
 
@@ -205,17 +207,17 @@ def row_block_sum_kernel_overlapping_rows(
     tl.store(out_ptr + rows, tl.sum(acc, axis=1), mask=rows < n_rows)
 
 
-def row_sum_rows_overlapping_rows(x, out):
+def row_sum_rows_overlapping_rows(x, out, **tile):
     _launch(row_block_sum_kernel_overlapping_rows, x, out, BLOCK_ROWS=8)
 
 
-def row_sum_rows_grid_rounded_down(x, out):
+def row_sum_rows_grid_rounded_down(x, out, **tile):
     n_rows = x.shape[0]
     # BUG: n_rows // BLOCK_ROWS programs: the last rows, past a whole block, are never summed
     _launch(row_block_sum_kernel, x, out, grid=(n_rows // 4,))
 
 
-def row_sum_rows_block_rows_not_power_of_two(x, out):
+def row_sum_rows_block_rows_not_power_of_two(x, out, **tile):
     _launch(row_block_sum_kernel, x, out, BLOCK_ROWS=3)  # BUG: tl.arange needs a power of two
 
 
@@ -233,7 +235,7 @@ def row_block_sum_kernel_no_col_mask(
     tl.store(out_ptr + rows, tl.sum(acc, axis=1), mask=rows < n_rows)
 
 
-def row_sum_rows_no_col_mask(x, out):
+def row_sum_rows_no_col_mask(x, out, **tile):
     _launch(row_block_sum_kernel_no_col_mask, x, out)
 
 

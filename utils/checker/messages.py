@@ -46,6 +46,9 @@ ENGINE_MISTAKES = {
     "something computed from an input was kept between calls and reused (a cached copy of the input, a "
     "cached result, or a workspace or scratch kept by shape). Compute from each call's own input; keep "
     "across calls only memory that every call fully overwrites before reading it.",
+    "kept_by_shape": "something kept from an earlier call of the same shape was used for a call whose "
+    "tensors are laid out otherwise (a cached launch, grid, strides or workspace keyed on the shape "
+    "alone). Key what you keep on everything it depends on, the strides included, or keep nothing.",
     "wrong_values": "the values are wrong, and none of the common mistakes explains them: compare your "
     "kernel line by line with the pattern in the notebook.",
 }

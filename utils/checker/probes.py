@@ -14,7 +14,7 @@ from collections.abc import Callable
 import torch
 
 from utils.checker.judge import Run, close, correct
-from utils.checker.model import Case, Exercise
+from utils.checker.model import Case, Exercise, Layout
 from utils.checker.report import ExerciseFailed, failing_row, passed_row, table
 from utils.checker.stages import programs_reversed
 from utils.launches import Launches
@@ -39,6 +39,7 @@ def same_shape_again(exercise: Exercise, call: Call, cases: list[Case]) -> None:
     b = other_input(a)
     first, second = call(a, seed=0), call(b, seed=1)
     if correct(exercise, first) and correct(exercise, second):
+        _same_shape_other_layout(exercise, call, b)
         return
     reused = not correct(exercise, second) and close(exercise, b, second.result, first.expected)
     code = "earlier_input_reused" if reused else "wrong_values"
@@ -59,6 +60,27 @@ def same_shape_again(exercise: Exercise, call: Call, cases: list[Case]) -> None:
         f"Likely mistake: {exercise.mistakes[code].message}"
     )
     raise ExerciseFailed(message, [code])
+
+
+def _same_shape_other_layout(exercise: Exercise, call: Call, b: Case) -> None:
+    """Right after a right call on `b`, a 2-D case: b's values and shape laid out another way. The battery
+    passed its strided cases, each a shape of its own, so a failure here is something kept from the call
+    before and keyed on the shape alone (a cached launch or its strides): `kept_by_shape`."""
+    if b.inputs[0].dim() != 2 or b.layout == "mixed":
+        return
+    layout: Layout = "transposed" if b.layout != "transposed" else "contiguous"
+    c = dataclasses.replace(b, name=f"{b.name.rsplit(', ', 1)[0]}, {layout} (B's values)", layout=layout)
+    third = call(c, seed=2)
+    if correct(exercise, third):
+        return
+    shown = table(("case", "expected", "got", ""), [(c.name, *failing_row(exercise, third))])
+    raise ExerciseFailed(
+        f"{exercise.id}: every case of the battery passed, and B ('{b.name}') right after it. Then B's "
+        f"values in B's shape, laid out {layout}:\n{shown}\nWhat the calls show: the same values and "
+        "shape, right in one layout and wrong in the next call's; the battery's own strided cases, each "
+        f"a shape of its own, passed.\nLikely mistake: {exercise.mistakes['kept_by_shape'].message}",
+        ["kept_by_shape"],
+    )
 
 
 def reversed_order(exercise: Exercise, call: Call, cases: list[Case]) -> None:

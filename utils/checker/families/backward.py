@@ -35,7 +35,8 @@ MESSAGES = {
     "dx's first row was written. The row is missing from an input's offset (y_ptr + row * stride_row) or "
     "from dx's.",
     "ignores_strides": "contiguous tensors pass but transposed or sliced views fail: pass each tensor's "
-    "stride(0) and stride(1), dx's too, to the kernel, and use each tensor's own two in its offsets.",
+    "stride(0) and stride(1), dx's too, to the kernel, and use each tensor's own two in its offsets; "
+    "take n_rows and n_cols from a shape (x.stride(0) is n_cols only for a contiguous x).",
     "fp16_accumulation": "only float16 cases fail: the row's sum of dy * y was kept in float16, which keeps "
     "11 significant bits. Convert the loaded tiles with .to(tl.float32), sum in float32, and convert "
     "only what you store.",

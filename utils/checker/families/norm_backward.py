@@ -48,8 +48,9 @@ MESSAGES = {
     "does not shift x by its mean, so its dx = rstd * (g - xhat * c1) has no such term.",
     "ignores_strides": BACKWARD_MESSAGES["ignores_strides"],
     "fp16_accumulation": "only float16 cases fail, and they pass on values whose sums float16 holds "
-    "exactly: the row's sums were kept in float16, which keeps 11 significant bits. Convert the loaded "
-    "tiles with .to(tl.float32), sum in float32, and convert only what you store.",
+    "exactly: the arithmetic went through float16, which keeps 11 significant bits (the row's sums, "
+    "x - mean or the products, done in the inputs' dtype). Convert the loaded tiles with "
+    ".to(tl.float32), compute in float32, and convert only what you store.",
 }
 _WORDS = dict(identity="other=0.0 for x, dy and w", reset="nothing: dx is stored")
 

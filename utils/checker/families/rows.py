@@ -8,12 +8,8 @@ cases (the traits "strided" and "fp16"). Its rows are of many widths (1, odd, a 
 just over a tile), and one case has more rows than a grid of cdiv(n_rows, 128) or n_rows // BLOCK_ROWS
 programs covers.
 
-Predictions are computed from prefix sums along the rows: a mistake that sums the wrong columns of a row
-(only the first tile, not the last partial one, a chunk that runs into the next chunk) is the difference of
-two prefix sums per program. Kernels that split a row into chunks are predicted for the ways a learner
-sizes the chunks: one tile per program, or n_splits chunks of triton.cdiv(n_cols, n_splits) columns, with
-n_splits as given or clamped to the row's tiles and the chunk rounded up to whole tiles or not (notebook
-05's host code does both).
+Predictions are computed from prefix sums along the rows (utils.checker.families.row_chunks, which also
+predicts the ways of cutting a row into chunks among programs).
 """
 
 from __future__ import annotations
@@ -24,6 +20,14 @@ import numpy as np
 import torch
 
 from utils.checker.data import float16_exact, values
+from utils.checker.families.row_chunks import (
+    MAX_WHOLE_TILE,
+    Sums,
+    cdiv,
+    chunk_predictions,
+    chunks,
+    combine_predictions,
+)
 from utils.checker.messages import SUM_WORDS, TILE_MESSAGES
 from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_each, race
@@ -42,9 +46,17 @@ MESSAGES = {
     "missing_row_offset": "rows landed in the wrong place: the row index is missing from the input offset "
     "(x_ptr + row * stride_row) or from the output (out_ptr + row).",
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
-    "x.stride(1) to the kernel and use both in the offsets (don't assume stride 1).",
-    "fp16_accumulation": "only fp16 cases fail: the sum was accumulated in fp16, which loses precision and "
-    "overflows past 65504; convert each tile with .to(tl.float32) before adding.",
+    "x.stride(1) to the kernel and use both in the offsets (don't assume stride 1), and take the row's "
+    "length from x.shape (x.stride(0) is n_cols only for a contiguous x).",
+    "fp16_accumulation": "only fp16 cases fail, and they pass on values whose sums float16 holds exactly: "
+    "the sum went through float16, which loses precision and overflows past 65504: added in it (convert "
+    "each tile with .to(tl.float32) before adding) or converted to it before the store (out is float32: "
+    "store the float32 sum).",
+    "store_race": "each row's out holds one part of its sum, the last: several programs stored into one "
+    "row's element with a plain tl.store (the last writer won), or the loop over the row's column tiles "
+    "resets or assigns its accumulator (acc = ... inside the loop), so that only its last tile counts. "
+    "One program per row (or tile of rows) adds every tile into an accumulator made before the loop and "
+    "stores once; several programs per row combine with tl.atomic_add into a zeroed out.",
     "reset_after_launch": "out holds only zeros: it was reset after the launch, which wipes what the kernel "
     "wrote (or the kernel wrote nothing). Reset out before the launch where atomics add "
     "into it, and not at all where each program stores its rows.",
@@ -96,19 +108,6 @@ def _row_cases(large: bool) -> list[Case]:
     return cases
 
 
-# How a learner splits a row among programs, besides one tile per program (a grid of cdiv(n_cols,
-# BLOCK_SIZE) splits): n_splits chunks of triton.cdiv(n_cols, n_splits) columns, with n_splits as given or
-# clamped to cdiv(n_cols, BLOCK_SIZE), and the chunk as it is or rounded up to a multiple of BLOCK_SIZE
-# (notebook 05's host code clamps and rounds). The checker calls with the learner's default n_splits, and
-# once with n_splits=8 (see _split_cases).
-SPLITS = (2, 3, 4, 6, 8, 16, 32)
-MULTIPLE = "cols_per_split a multiple of BLOCK_SIZE"
-CLAMPED = "n_splits at most cdiv(n_cols, BLOCK_SIZE)"
-# Tiles tried for chunked splits, as BLOCK_SIZE = b only: in a chunked split every tile at least as wide
-# as the row gives the same sums, so BLOCK_SIZE = min(next_power_of_2(n), cap) adds nothing.
-CHUNK_BLOCKS = [b for b in POWERS_OF_TWO if 16 <= b <= 16384]
-# The widest explicit BLOCK_SIZE tried for a loop over whole tiles only: the battery's widest row is 4099.
-MAX_WHOLE_TILE = 4096
 # Rows per program of a 2-D tile.
 ROW_BLOCKS = [r for r in POWERS_OF_TWO if 2 <= r <= 64]
 # Paddings a learner might give masked lanes instead of 0.0 (-inf is a max's habit).
@@ -118,107 +117,17 @@ WRONG_OTHERS = (-math.inf, math.inf, 1.0)
 RACE_ROWS = 512
 
 
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-class _Sums:
-    """Sums of column ranges of every row, from prefix sums along the rows."""
-
-    def __init__(self, x: np.ndarray):
-        self.rows, self.cols = x.shape
-        self.total = x.sum(axis=1)
-        self.prefix = np.concatenate([np.zeros((self.rows, 1)), x.cumsum(axis=1)], axis=1)
-
-    def parts(self, starts, ends) -> np.ndarray:
-        """(programs, rows): program i's sum of columns [starts[i], ends[i]) of each row, clipped to it."""
-        a = np.clip(np.asarray(starts), 0, self.cols)
-        e = np.maximum(np.clip(np.asarray(ends), 0, self.cols), a)
-        return (self.prefix[:, e] - self.prefix[:, a]).T
-
-    def span(self, starts, ends) -> np.ndarray:
-        return self.parts(starts, ends).sum(axis=0)
-
-
-def _chunks(cols: int, size: int, programs: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each program's first column and end, clipped to the row (end <= start: nothing to sum)."""
-    starts = np.arange(programs) * size
-    return starts, np.minimum(starts + size, cols)
-
-
-def _inside_chunks(out: Predictions, keys: list[tuple], starts, ends, b: int, sums: _Sums) -> None:
-    """Mistakes inside each program's chunk of a row, with tiles of b, predicted under each of `keys`."""
-    filled = ends > starts
-    starts, ends = starts[filled], ends[filled]
-    lengths = ends - starts
-    found: list[tuple[str, tuple, np.ndarray]] = []
-    if (lengths > b).any():  # no loop inside the chunk: its first tile only
-        found.append(("first_tile_only", (), sums.span(starts, np.minimum(starts + b, ends))))
-    reads = starts + -(-lengths // b) * b  # masked at n_cols, not at the chunk's end
-    if (reads[:-1] > ends[:-1]).any():  # a tile crosses into the next chunk
-        found.append(("chunk_overlap", (), sums.span(starts, reads)))
-    if (lengths % b).any():  # a wrong other= in a chunk's last, partial tile
-        found.append(("wrong_sentinel", (-math.inf,), sums.total - math.inf))
-    for key in keys:
-        for code, suffix, results in found:
-            predict(out, code, (*key, *suffix), results)
-
-
-def _combine_predictions(out: Predictions, keys: list[tuple], starts, ends, sums: _Sums) -> None:
-    """Several programs per row, each with its chunk of columns, that combine their partials wrongly."""
-    partials = sums.parts(starts, ends)  # a program past the row's end has 0
-    first_chunk = len(starts) * sums.span([0], [ends[0]])
-    for key in keys:
-        # A plain tl.store: the last split stores last in the interpreter; on a GPU any split may win,
-        # a different one in each row.
-        predict(out, "store_race", key, partials[-1])
-        predict_each(out, "store_race", race(key, each_element=True), partials)
-        # No start offset: every program sums the first chunk.
-        predict(out, "missing_program_offset", key, first_chunk)
-
-
-def _chunk_predictions(out: Predictions, sums: _Sums, called: int | None = None) -> None:
-    """Rows split into n_splits chunks, for each tile b (keys already expanded: they start with
-    "BLOCK_SIZE"). The chunks hold cdiv(n_cols, n_splits) columns, with n_splits as the learner set it or
-    clamped to the row's tiles as notebook 05's host code does, or that rounded up to whole tiles.
-    `called`: the n_splits the call passes, which every form then takes instead of its default."""
-    cols = sums.cols
-    for default in SPLITS:
-        s = called or default  # the chunks cut as the call asks; the form keeps its default's key
-        plain = _chunks(cols, _cdiv(cols, s), s)
-        _combine_predictions(out, [("n_splits", default)], *plain, sums)  # the same for every tile
-        for b in CHUNK_BLOCKS:
-            key = ("BLOCK_SIZE", b, "n_splits", default)
-            clamped = max(1, min(s, _cdiv(cols, b)))  # n_splits = max(1, min(n_splits, cdiv(n_cols, b)))
-            if clamped == s:  # the same chunks either way
-                _inside_chunks(out, [key, (*key, CLAMPED)], *plain, b, sums)
-                _combine_predictions(out, [(*key, CLAMPED)], *plain, sums)
-            else:
-                _inside_chunks(out, [key], *plain, b, sums)
-                chunks = _chunks(cols, _cdiv(cols, clamped), clamped)
-                _inside_chunks(out, [(*key, CLAMPED)], *chunks, b, sums)
-                if clamped > 1:
-                    _combine_predictions(out, [(*key, CLAMPED)], *chunks, sums)
-            size = _cdiv(_cdiv(cols, s), b) * b  # notebook 05: cols_per_split a multiple of BLOCK_SIZE
-            if size < cols:
-                starts, ends = _chunks(cols, size, _cdiv(cols, size))
-                _combine_predictions(out, [(*key, MULTIPLE)], starts, ends, sums)
-                if size > b:
-                    tiles = sums.span(starts, np.minimum(starts + b, ends))
-                    predict(out, "first_tile_only", (*key, MULTIPLE), tiles)
-
-
-def _missing_rows_predictions(out: Predictions, sums: _Sums) -> None:
+def _missing_rows_predictions(out: Predictions, sums: Sums) -> None:
     """Too few programs for the rows: the first k rows written, the others not."""
     rows = sums.rows
     covered: dict[tuple, int] = {}
     for b in POWERS_OF_TWO[1:]:  # one row per program
-        covered[("one row per program", f"grid cdiv(n_rows, {b})")] = _cdiv(rows, b)
+        covered[("one row per program", f"grid cdiv(n_rows, {b})")] = cdiv(rows, b)
     for r in ROW_BLOCKS:
         covered[("one row per program", f"grid n_rows // {r}")] = rows // r
         covered[("BLOCK_ROWS", r, "grid n_rows // BLOCK_ROWS")] = rows // r * r
         covered[("BLOCK_ROWS", r, "one program, or rows missing pid * BLOCK_ROWS")] = r
-        covered[("BLOCK_ROWS", r, "rows = pid + arange(BLOCK_ROWS)")] = _cdiv(rows, r) + r - 1
+        covered[("BLOCK_ROWS", r, "rows = pid + arange(BLOCK_ROWS)")] = cdiv(rows, r) + r - 1
     for variant, k in covered.items():
         if k < rows:  # rows k and after are never written
             predict(out, "missing_rows", variant, sums.total, written=np.arange(rows) < k)
@@ -227,7 +136,7 @@ def _missing_rows_predictions(out: Predictions, sums: _Sums) -> None:
 def _row_predictions(case: Case, on_gpu: bool) -> Predictions:
     x = case.inputs[0].double().numpy()
     rows, cols = x.shape
-    sums = _Sums(x)
+    sums = Sums(x)
     fitted = 1 << max(cols - 1, 0).bit_length()  # triton.next_power_of_2(n_cols)
     out: Predictions = {}
     predict(out, "reset_after_launch", None, np.zeros(rows))
@@ -250,8 +159,8 @@ def _row_predictions(case: Case, on_gpu: bool) -> Predictions:
                         out, "tail_not_processed", ("BLOCK_SIZE = min(next_power_of_2(n), cap)", cap), whole
                     )
         if b < cols:  # one tile per program: a grid (n_rows, cdiv(n_cols, BLOCK_SIZE))
-            _combine_predictions(out, [(b, "one tile per program")], *_chunks(cols, b, _cdiv(cols, b)), sums)
-    _chunk_predictions(out, sums, int(case.kwargs["n_splits"]) if "n_splits" in case.kwargs else None)
+            combine_predictions(out, [(b, "one tile per program")], *chunks(cols, b, cdiv(cols, b)), sums)
+    chunk_predictions(out, sums, int(case.kwargs["n_splits"]) if "n_splits" in case.kwargs else None)
     _missing_rows_predictions(out, sums)
     if rows > 1:
         for r in [*ROW_BLOCKS, 128, 256, 512, 1024]:  # tl.sum(acc) over a whole (BLOCK_ROWS, BLOCK_SIZE) tile
@@ -289,8 +198,16 @@ def _split_cases(large: bool) -> list[Case]:
     return [*_row_cases(large), Case(name, (x,), (6,), traits=traits, keywords=(("n_splits", 8),))]
 
 
-def _row_sums(x: torch.Tensor, n_splits: int | None = None) -> torch.Tensor:
-    return x.sum(dim=1)  # the chunks a call asks for (n_splits=) change nothing in it
+def _row_sums(x: torch.Tensor, **tiling: int) -> torch.Tensor:
+    return x.sum(dim=1)  # the tiling a call asks for (n_splits=, BLOCK_ROWS=) changes nothing in it
+
+
+def _rows_cases(large: bool) -> list[Case]:
+    """The rows' battery, and a call with BLOCK_ROWS=2 and the default BLOCK_SIZE: a host function that
+    fills in its defaults only when both are None, or passes None on, fails it."""
+    x = values(7 * 1000, "mixed", seed=2_950).view(7, 1000)
+    name = "7x1000 float32 mixed, contiguous, BLOCK_ROWS=2"
+    return [*_row_cases(large), Case(name, (x,), (7,), keywords=(("BLOCK_ROWS", 2),))]
 
 
 def rows(id, signature, description, hint, identity=None, cases=_row_cases) -> Exercise:
@@ -341,10 +258,11 @@ EXERCISES = [
     ),
     rows(
         "row_sum_rows",
-        "row_sum_rows(x, out)",
+        "row_sum_rows(x, out, BLOCK_ROWS=None, BLOCK_SIZE=None, num_warps=4)",
         "row_sum with several rows per program: a (BLOCK_ROWS, BLOCK_SIZE) tile reduced along axis=1",
         'start from "Short rows: a 2-D tile of several rows"; watch both masks, rows and columns (the '
         "last program's tile hangs past the matrix both ways), and the axis the rows are summed "
         "along.",
+        cases=_rows_cases,
     ),
 ]

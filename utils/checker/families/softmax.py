@@ -46,10 +46,11 @@ MESSAGES = {
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
     "x.stride(1) to the kernel and use both in the offsets (a row stride is not n_cols, and the column "
     "stride is not 1, for every view).",
-    "fp16_accumulation": "only float16 cases fail: the row's exponentials were summed in float16, whose "
-    "sum of many values near 1 stops growing at 2048 (and loses digits long before), and overflows "
-    "past 65,504. Convert the "
-    "loaded tile with .to(tl.float32), compute in float32, and convert only what you store.",
+    "fp16_accumulation": "only float16 cases fail: the arithmetic went through float16, the row's sum of "
+    "exponentials (which stops growing at 2048 for values near 1, loses digits long before, and "
+    "overflows past 65,504) or the exponentials and the division themselves (a float16 spacing or more "
+    "off). Convert the loaded tile with .to(tl.float32), compute in float32, and convert only what you "
+    "store.",
     # The predictions take the max as max(row, 0) on rows with masked lanes: what a running max that
     # starts at 0 gives on every row, so the sentence names both
     "wrong_sentinel": "rows whose values are all below 0 came out as if their maximum were 0 (exp(x - 0) "
@@ -95,6 +96,9 @@ def _softmax_cases(large: bool) -> list[Case]:
     # from the first tile alone (any tile up to 4,096) computes exp(x - shift) past float32's largest
     # value, where the right shift keeps it finite. The online battery's waves rise only 40 between tiles.
     specs.append((3, 5000, "a step of 100 at column 4100", f32, "contiguous"))
+    # Rows 200 apart, many to a tile of rows: a shift by the tile's largest value instead of each row's
+    # own leaves exp(-200) = 0 in float32 for the lower rows.
+    specs.append((16, 10, "rows 200 apart", f32, "contiguous"))
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
         seed = 800 + i
@@ -107,6 +111,9 @@ def _softmax_cases(large: bool) -> list[Case]:
         elif kind == "a step of 100 at column 4100":
             x = values(rows * cols, "mixed", seed).view(rows, cols)
             x[:, 4100:] += 100.0
+        elif kind == "rows 200 apart":
+            x = values(rows * cols, "mixed", seed).view(rows, cols)
+            x[1::2] += 200.0  # above, not below: a shift that met a 0 changes none of these rows
         elif kind == "a row of -inf":
             x = values(rows * cols, "mixed", seed).view(rows, cols)
             x[1] = NEG_INF
@@ -141,7 +148,9 @@ def _reference(x: torch.Tensor) -> torch.Tensor:
 def _softmax_tolerance(case: Case) -> tuple[float, float]:
     """(atol, rtol): a float32 kernel's exp of a shifted value is off by about ulp(x) relative (x up to
     400 here: 3e-5), and a float16 out rounds each probability by up to 2^-11 relative, or by half of
-    2^-24, the spacing of float16's subnormals, below 2^-14. rtol leaves a factor of four over each."""
+    2^-24, the spacing of float16's subnormals, below 2^-14. rtol leaves a factor of four over each. (Half
+    a float16 spacing, which would fail a softmax computed in float16, leaves the predictions of the
+    mistakes no room for their own roundings.)"""
     return (2.0**-24, 2e-3) if case.out_dtype == torch.float16 else (1e-12, 1e-4)
 
 
