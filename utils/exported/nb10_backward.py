@@ -409,7 +409,7 @@ def norm_backward_kernel(
 class BackwardConfig(NamedTuple):
     rows: int  # BLOCK_ROWS
     warps: int
-    # the persistent grid: programs_per_sm * SMs programs, or fewer if the tiles are fewer
+    # the persistent grid: programs_per_sm * SMs programs, or fewer, so that each gets 4 tiles at least
     programs_per_sm: float
     stages: int = 1
     reload_w: bool = False
@@ -606,6 +606,7 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
     sums, counter, stuck = SPLIT_STATE[state_key]
     dx, dw = torch.empty_like(x) if dx is None else dx, torch.empty_like(w)
     db = torch.empty_like(w) if layer else dw
+    # the second sums stands in for partial (the same dtype) until the groups, and so its size, are known
     args = [x, w, dy, dx, mean, rstd, sums, counter, stuck, sums, n_rows, n_cols]
     args += [x.stride(0), dy.stride(0), dx.stride(0)]
     meta = dict(
@@ -761,8 +762,9 @@ def softmax_configs(n_cols, element_size):
 
 def norm_configs(n_cols, element_size):
     # the rule's config and its neighbours: 1, 2 or 4 programs per SM, loads pipelined or not, a tile half
-    # as tall on half the warps; for rows of 8,192 columns or more, w reloaded from cache, and each row
-    # split over 4 or 8 programs of 4 warps (2 or 4 an SM)
+    # as tall on half the warps (a tile of one row stays one row: only its warps halve); for rows of 8,192
+    # columns or more, w reloaded from cache, and each row split over 4 or 8 programs of 4 warps (2 or 4
+    # an SM)
     rule = backward_rule(n_cols, element_size)
     tiles = {(rule.rows, rule.warps), (max(1, rule.rows // 2), max(1, rule.warps // 2))}
     reload = (False, True) if n_cols >= 8192 else (False,)
