@@ -37,7 +37,7 @@ from utils.bench import (
 from utils.check import check
 from utils.diagrams import lane_diagram, row_tile_diagram
 from utils.launch import Launcher, caller_of
-from utils.occupancy import programs_per_sm
+from utils.occupancy import programs_per_sm, programs_resident
 from utils.verdicts import LEVEL_BAND, goal_line, run_variation, standing, verdict
 
 
@@ -544,11 +544,7 @@ def programs_that_fit(args, meta, num_warps, device) -> int:
     if device.type != "cuda":
         return 1
     compiled = softmax_split_one_launch_kernel.warmup(*args, grid=(1,), **meta, num_warps=num_warps)
-    compiled._init_handles()  # loads the kernel, which fills in n_regs
-    properties = torch.cuda.get_device_properties(device)
-    registers = -(-compiled.n_regs // 8) * 8  # allocated per thread in steps of 8 (256 per warp)
-    per_sm, _ = programs_per_sm(registers, compiled.metadata.shared, num_warps, properties)
-    return per_sm * properties.multi_processor_count
+    return programs_resident(compiled, num_warps, torch.cuda.get_device_properties(device))
 
 
 # --- cell 'autotune'
