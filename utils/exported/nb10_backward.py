@@ -436,9 +436,8 @@ def norm_backward(
     n_rows, n_cols = x.shape
     config = config or backward_rule(n_cols, x.element_size())
     if config.split > 1:  # the next section's kernel: it combines by partial rows, from saved statistics
-        assert combine == "partials" and not recompute, (
-            "a split row combines by partials, from the saved statistics"
-        )
+        if combine != "partials" or recompute:
+            raise ValueError("a split row combines by partial rows, from the saved statistics")
         return norm_backward_split(x, w, dy, mean, rstd, layer, config.split, config, dx, kernels)
     # at least 4 tiles per program, so that few rows do not make as many partial rows as rows
     programs = max(1, min(int(config.programs_per_sm * SMS), triton.cdiv(n_rows, 4 * config.rows)))
