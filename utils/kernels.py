@@ -57,7 +57,7 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     # notebook 10: the fused backward's norm, its combines (the ticket's branch stores the partial rows too),
     # the statistics read or recomputed; pipelined loads and w reloaded, their costlier settings
     "LAYER": [True, False],
-    "COMBINE": ["atomics", "ticket"],
+    "COMBINE": ["atomics", "ticket", "none"],  # "none": dx alone, the first of two passes
     "RECOMPUTE": [False, True],
     "STAGES": [3],
     "RELOAD_W": [True],

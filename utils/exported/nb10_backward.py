@@ -374,16 +374,17 @@ def norm_backward_kernel(
             dx -= (tl.sum(g, axis=1) / n_cols)[:, None]
         dx_offsets = rows[:, None] * dx_row_stride + cols[None, :]
         tl.store(dx_ptr + dx_offsets, (dx * rstd[:, None]).to(dx_ptr.dtype.element_ty), mask=mask)
-        dw_sums += dy * xhat
-        if LAYER:
-            db_sums += dy
+        if COMBINE != "none":  # "none": dx alone, dW and db left to a pass of their own (section 9)
+            dw_sums += dy * xhat
+            if LAYER:
+                db_sums += dy
     dw_row = tl.sum(dw_sums, axis=0)
     db_row = tl.sum(db_sums, axis=0)
     if COMBINE == "atomics":  # into a zeroed row, in whatever order the programs finish
         tl.atomic_add(partial_ptr + cols, dw_row, mask=in_row)
         if LAYER:
             tl.atomic_add(partial_ptr + n_cols + cols, db_row, mask=in_row)
-    else:  # a partial row per program, dW's P rows then db's
+    elif COMBINE != "none":  # a partial row per program, dW's P rows then db's
         tl.store(partial_ptr + pid * n_cols + cols, dw_row, mask=in_row)
         if LAYER:
             tl.store(partial_ptr + (programs + pid) * n_cols + cols, db_row, mask=in_row)
@@ -414,6 +415,7 @@ class BackwardConfig(NamedTuple):
     stages: int = 1
     reload_w: bool = False
     split: int = 1  # programs a row is split over: 1, the whole row in one (norm_backward_split's K)
+    two_passes: bool = False  # dx alone by whole rows, then dW and db by column tiles (section 9)
 
 
 def backward_rule(n_cols, element_size):
@@ -431,14 +433,16 @@ def norm_backward(
 ):
     # (dx, dW, db) of a LayerNorm, or (dx, dW) of an RMSNorm, from the forward's saved mean and rstd (mean is
     # not read for RMSNorm); dW and db in w's dtype, summed in float32 (float64 for float64 x); dx into the
-    # given contiguous tensor, if one is given; the launched kernel appended to `kernels`, if given
+    # given contiguous tensor, if one is given; the launched kernels appended to `kernels`, if given
     x, dy = x.contiguous(), dy.contiguous()  # the kernel takes rows of contiguous columns
     n_rows, n_cols = x.shape
     config = config or backward_rule(n_cols, x.element_size())
-    if config.split > 1:  # the next section's kernel: it combines by partial rows, from saved statistics
+    if config.split > 1 or config.two_passes:  # the next section's: partial rows, from saved statistics
         if combine != "partials" or recompute:
-            raise ValueError("a split row combines by partial rows, from the saved statistics")
-        return norm_backward_split(x, w, dy, mean, rstd, layer, config.split, config, dx, kernels)
+            raise ValueError("a split row or two passes combine by partial rows, from the saved statistics")
+        if config.split > 1:
+            return norm_backward_split(x, w, dy, mean, rstd, layer, config.split, config, dx, kernels)
+        combine = "none"  # this kernel writes dx alone; norm_dw_db adds dW and db below
     # at least 4 tiles per program, so that few rows do not make as many partial rows as rows
     programs = max(1, min(int(config.programs_per_sm * SMS), triton.cdiv(n_rows, 4 * config.rows)))
     acc = torch.float64 if x.dtype == torch.float64 else torch.float32
@@ -447,6 +451,8 @@ def norm_backward(
     db = torch.empty_like(w) if layer else dw
     if combine == "atomics":
         partial = torch.zeros(parts, n_cols, device=x.device, dtype=acc)
+    elif combine == "none":
+        partial = dw  # not touched by the kernel
     else:
         partial = torch.empty(parts, programs, n_cols, device=x.device, dtype=acc)
     if x.device not in _TICKETS:
@@ -486,6 +492,8 @@ def norm_backward(
         dw.copy_(partial[0])
         if layer:
             db.copy_(partial[1])
+    elif combine == "none":
+        norm_dw_db(x, dy, mean, rstd, layer, dw, db, kernels)
     return (dx, dw, db) if layer else (dx, dw)
 
 
@@ -649,6 +657,85 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
     return (dx, dw, db) if layer else (dx, dw)
 
 
+# --- cell 'two-passes-kernel'
+@triton.jit
+def norm_dw_db_kernel(
+    x_ptr,
+    dy_ptr,
+    mean_ptr,
+    rstd_ptr,
+    partial_ptr,
+    n_rows,
+    n_cols,
+    x_row_stride,
+    dy_row_stride,
+    LAYER: tl.constexpr,
+    ACC: tl.constexpr,
+    BLOCK_ROWS: tl.constexpr,
+    BLOCK_COLS: tl.constexpr,
+):
+    # Program (c, group) of a grid of column tiles by groups: column tile c's sums of dy * x̂ and dy over the
+    # tiles of rows group, group + groups, ...: exercise 2's column sums, a tile of columns wide instead of a
+    # whole row, so that its partial tiles fit in registers however wide the row
+    cols = tl.program_id(0) * BLOCK_COLS + tl.arange(0, BLOCK_COLS)
+    group, groups = tl.program_id(1), tl.num_programs(1)
+    in_row = cols < n_cols
+    dw_sums = tl.zeros((BLOCK_ROWS, BLOCK_COLS), ACC)
+    db_sums = tl.zeros((BLOCK_ROWS, BLOCK_COLS), ACC)
+    for first in range(group * BLOCK_ROWS, n_rows, groups * BLOCK_ROWS):
+        rows = first + tl.arange(0, BLOCK_ROWS)
+        mask = (rows[:, None] < n_rows) & in_row[None, :]
+        x = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
+        dy = tl.load(dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
+        rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
+        if LAYER:
+            mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
+            dw_sums += dy * ((x - mean[:, None]) * rstd[:, None])  # a masked lane has dy = 0: it adds 0
+            db_sums += dy
+        else:
+            dw_sums += dy * (x * rstd[:, None])
+    # the group's partial tiles, dW's `groups` rows then db's, for sum_partials
+    tl.store(partial_ptr + group * n_cols + cols, tl.sum(dw_sums, axis=0), mask=in_row)
+    if LAYER:
+        tl.store(partial_ptr + (groups + group) * n_cols + cols, tl.sum(db_sums, axis=0), mask=in_row)
+
+
+def norm_dw_db(x, dy, mean, rstd, layer, dw, db, kernels=None):
+    # dW (and db for LayerNorm) of contiguous x and dy into dw and db, by column tiles of COLUMN_TILE
+    # (rows, columns, warps, programs per SM): a grid of column tiles by groups of rows, each group 4 tiles
+    # of rows at least; the launched kernel appended to `kernels`, if given
+    n_rows, n_cols = x.shape
+    block_rows, block_cols, warps, per_sm = COLUMN_TILE
+    tiles = triton.cdiv(n_cols, block_cols)
+    groups = max(1, min(per_sm * SMS // tiles, triton.cdiv(n_rows, 4 * block_rows)))
+    acc = torch.float64 if x.dtype == torch.float64 else torch.float32
+    partial = torch.empty(2 if layer else 1, groups, n_cols, device=x.device, dtype=acc)
+    launched = norm_dw_db_kernel[(tiles, groups)](
+        x,
+        dy,
+        mean,
+        rstd,
+        partial,
+        n_rows,
+        n_cols,
+        x.stride(0),
+        dy.stride(0),
+        LAYER=layer,
+        ACC=tl.float64 if acc == torch.float64 else tl.float32,
+        BLOCK_ROWS=block_rows,
+        BLOCK_COLS=block_cols,
+        num_warps=warps,
+    )
+    if kernels is not None:
+        kernels.append(launched)
+    sum_partials(partial, dw, db if layer else None)
+
+
+# (rows, columns, warps, programs per SM): a tile of 8,192 elements, 32 of x and 32 of dy a thread, each row
+# of it 256 neighbouring columns; not tuned, unlike the rest of a config
+COLUMN_TILE = (32, 256, 8, 4)
+
+
 # --- cell 'autograd'
 @triton.jit
 def norm_forward_kernel(
@@ -762,8 +849,8 @@ def softmax_configs(n_cols, element_size):
 def norm_configs(n_cols, element_size):
     # the rule's config and its neighbours: 1, 2 or 4 programs per SM, loads pipelined or not, a tile half
     # as tall on half the warps (a tile of one row stays one row: only its warps halve); for rows of 8,192
-    # columns or more, w reloaded from cache, and each row split over 4 or 8 programs of 4 warps (2 or 4
-    # an SM)
+    # columns or more, w reloaded from cache, each row split over 4 or 8 programs of 4 warps (2 or 4 an SM),
+    # and two passes with the rule's tile on half its warps and on its warps, loads pipelined or not
     rule = backward_rule(n_cols, element_size)
     tiles = {(rule.rows, rule.warps), (max(1, rule.rows // 2), max(1, rule.warps // 2))}
     reload = (False, True) if n_cols >= 8192 else (False,)
@@ -777,7 +864,13 @@ def norm_configs(n_cols, element_size):
     split = (
         [BackwardConfig(1, 4, per_sm, split=k) for k in (4, 8) for per_sm in (2, 4)] if n_cols >= 8192 else []
     )
-    return whole_rows + split
+    two_passes = [
+        rule._replace(warps=warps, stages=stages, two_passes=True)
+        for warps in sorted({max(1, rule.warps // 2), rule.warps})
+        for stages in (1, 3)
+        if n_cols >= 8192
+    ]
+    return whole_rows + split + two_passes
 
 
 def fits(launch, config):
