@@ -82,14 +82,18 @@ DEVICE = course.device
 """
 
 
-def _assigned_name(node: ast.AST) -> str | None:
-    """The one name a top-level assignment binds (`BLOCK = 1024`), else None."""
+def _assigned_names(node: ast.AST) -> set[str]:
+    """The names a top-level assignment binds (`BLOCK = 1024`: one), or an import of an earlier
+    notebook's exported cells (`from utils.exported.nb08_softmax import leave_barrier`: a jit function
+    that a kernel calls)."""
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-        return node.targets[0].id
-    return None
+        return {node.targets[0].id}
+    if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("utils.exported"):
+        return {alias.asname or alias.name for alias in node.names}
+    return set()
 
 
-PRELUDE_NAMES = {_assigned_name(node) for node in ast.parse(PRELUDE).body} - {None}  # course, DEVICE
+PRELUDE_NAMES = set().union(*(_assigned_names(node) for node in ast.parse(PRELUDE).body))  # course, DEVICE
 
 
 class ExportError(ValueError):
@@ -104,17 +108,21 @@ class JitFunction:
     parameters: tuple[str, ...]
     constexprs: tuple[str, ...]  # the parameters annotated tl.constexpr
 
+    returns: bool = False  # it returns a value: a helper that kernels call, which no launch can run
+
     @property
     def is_kernel(self) -> bool:
-        """A launchable kernel (a helper such as a combine function takes only values, not pointers)."""
-        return any(name.endswith("_ptr") for name in self.parameters)
+        """A launchable kernel: it takes pointers and returns nothing (a helper such as a combine function
+        takes only values; notebook 08's wait_for_siblings takes a pointer and returns a flag)."""
+        return any(name.endswith("_ptr") for name in self.parameters) and not self.returns
 
 
 def _definitions(source: str):
-    """(node, its source) for each top-level function and constant assignment of a cell."""
+    """(node, its source) for each top-level function, constant assignment and import from utils.exported
+    of a cell."""
     lines = source.splitlines()
     for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.Assign)):
+        if isinstance(node, (ast.FunctionDef, ast.Assign, ast.ImportFrom)):
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             yield node, "\n".join(lines[first - 1 : node.end_lineno])
 
@@ -132,7 +140,8 @@ def jit_functions(notebook: str | None = None) -> list[JitFunction]:
                         if a.annotation is not None and "constexpr" in ast.unparse(a.annotation)
                     )
                     parameters = tuple(a.arg for a in node.args.args)
-                    found.append(JitFunction(path.stem, node.name, source, parameters, constexprs))
+                    returns = any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node))
+                    found.append(JitFunction(path.stem, node.name, source, parameters, constexprs, returns))
     return found
 
 
@@ -244,7 +253,7 @@ def kernel_module(notebook: str, folder: Path) -> types.ModuleType:
     read nothing else), written to `folder` and imported: what the compile test compiles."""
     found = [pair for cell in code_cells(solution(notebook)) for pair in _definitions(cell.source)]
     kept = [isinstance(node, ast.FunctionDef) and is_triton_jit(node) for node, _ in found]
-    assigned = [_assigned_name(node) for node, _ in found]
+    assigned = [_assigned_names(node) for node, _ in found]
     while True:  # an assignment is kept when a kept definition reads it (a block size reading another one)
         read = {
             name.id
@@ -253,7 +262,7 @@ def kernel_module(notebook: str, folder: Path) -> types.ModuleType:
             for name in ast.walk(node)
             if isinstance(name, ast.Name)
         }
-        more = [keep or (name in read and name not in PRELUDE_NAMES) for keep, name in zip(kept, assigned)]
+        more = [keep or bool(names & read - PRELUDE_NAMES) for keep, names in zip(kept, assigned)]
         if more == kept:
             break
         kept = more

@@ -400,6 +400,30 @@ def softmax_split(
 
 # --- cell 'one-launch'
 @triton.jit
+def wait_for_siblings(counter_ptr, K: tl.constexpr, SPIN_LIMIT: tl.constexpr):
+    # 07's ticket as a barrier of K programs, after this one's stores: 1 if it gave up waiting, else 0
+    tl.debug_barrier()  # every thread's stores done before the count, whichever thread counts
+    # release publishes this program's stores before the count; acquire makes every store counted before
+    # it visible to the reads after the wait
+    arrived = tl.atomic_add(counter_ptr, 1, sem="acq_rel") + 1
+    tries = 0
+    # bounded: a sibling that never arrives ends in the flag, not in a hang
+    while (arrived < K) & (tries < SPIN_LIMIT):
+        arrived = tl.atomic_add(counter_ptr, 0, sem="acquire")
+        tries += 1
+    tl.debug_barrier()  # no thread reads before the wait is over
+    return (arrived < K).to(tl.int32)
+
+
+@triton.jit
+def leave_barrier(counter_ptr, K: tl.constexpr):
+    # after the reads: the last of the K to leave (the counter's 2K-th add) puts it back to 0 for the next
+    # call, whose barrier would otherwise open at once
+    left = tl.atomic_add(counter_ptr, 1, sem="relaxed")
+    tl.atomic_add(counter_ptr, -2 * K, mask=left == 2 * K - 1, sem="relaxed")
+
+
+@triton.jit
 def softmax_split_one_launch_kernel(
     x_ptr,
     out_ptr,
@@ -440,17 +464,7 @@ def softmax_split_one_launch_kernel(
             m = m_new
         tl.store(pairs_ptr + 2 * item, m)
         tl.store(pairs_ptr + 2 * item + 1, s)
-        tl.debug_barrier()  # every thread's stores done before the count, whichever thread counts
-        # 07's ticket as a barrier: release publishes this pair before the count, acquire makes every pair
-        # counted before it visible to the reads below
-        arrived = tl.atomic_add(counter_ptr + row, 1, sem="acq_rel") + 1
-        tries = 0
-        # bounded: a sibling that never arrives ends in the guard, not in a hang
-        while (arrived < K) & (tries < SPIN_LIMIT):
-            arrived = tl.atomic_add(counter_ptr + row, 0, sem="acquire")
-            tries += 1
-        tl.atomic_max(stuck_ptr, (arrived < K).to(tl.int32))  # 1 if this program gave up waiting
-        tl.debug_barrier()  # no thread reads the pairs before the wait is over
+        tl.atomic_max(stuck_ptr, wait_for_siblings(counter_ptr + row, K, SPIN_LIMIT))
         j = tl.arange(0, PAIRS)
         m_j = tl.load(pairs_ptr + 2 * (row * K + j), mask=j < K, other=float("-inf"), volatile=True)
         s_j = tl.load(pairs_ptr + 2 * (row * K + j) + 1, mask=j < K, other=0.0, volatile=True)
@@ -458,9 +472,7 @@ def softmax_split_one_launch_kernel(
         shift = tl.where(m_row == float("-inf"), 0.0, m_row)
         total = tl.sum(s_j * tl.exp(m_j - shift), axis=0)
         scale = 1.0 / tl.where(total > 0, total, 1.0)
-        # the pairs are read: the row's last program to get here puts the counter back to 0 for the next call
-        left = tl.atomic_add(counter_ptr + row, 1, sem="relaxed")
-        tl.atomic_add(counter_ptr + row, -2 * K, mask=left == 2 * K - 1, sem="relaxed")
+        leave_barrier(counter_ptr + row, K)  # the pairs are read
         for start in range(chunk * CHUNK, chunk * CHUNK + CHUNK, BLOCK_SIZE):  # pass 2: from the L2, written
             cols = start + tl.arange(0, BLOCK_SIZE)
             x = tl.load(

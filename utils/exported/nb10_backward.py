@@ -26,6 +26,7 @@ import triton.language as tl
 from utils.bench import NO_GPU_NOTE, compiled_for_one_shape, dtype_name, gbps, print_table, versions
 from utils.check import check
 from utils.diagrams import lane_diagram, row_tile_diagram
+from utils.exported.nb08_softmax import leave_barrier, wait_for_siblings  # notebook 08's row barrier
 from utils.launches import launches_of
 from utils.occupancy import programs_resident
 from utils.verdicts import LEVEL_BAND, goal_line, run_variation, standing
@@ -318,6 +319,16 @@ def rms_norm_dx(x: torch.Tensor, w: torch.Tensor, dy: torch.Tensor, rstd, dx: to
 
 # --- cell 'fused-kernel'
 @triton.jit
+def normalised(x, mean, rstd, mask, LAYER: tl.constexpr):
+    # x̂ of a tile of rows from its rows' statistics: (x - mean) * rstd for LayerNorm, 0 in a masked lane;
+    # x * rstd for RMSNorm (a masked lane's x is 0 already)
+    xhat = x * rstd[:, None]
+    if LAYER:
+        xhat = tl.where(mask, (x - mean[:, None]) * rstd[:, None], 0.0)
+    return xhat
+
+
+@triton.jit
 def norm_backward_kernel(
     x_ptr,
     w_ptr,
@@ -363,10 +374,7 @@ def norm_backward_kernel(
         else:
             mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC) if LAYER else 0.0
             rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
-        if LAYER:
-            xhat = tl.where(mask, (x - mean[:, None]) * rstd[:, None], 0.0)
-        else:
-            xhat = x * rstd[:, None]  # a masked lane: 0
+        xhat = normalised(x, mean, rstd, mask, LAYER)
         g = dy * w[None, :]
         mean_g_xhat = tl.sum(g * xhat, axis=1) / n_cols
         dx = g - xhat * mean_g_xhat[:, None]
@@ -540,27 +548,16 @@ def norm_backward_split_kernel(
         x = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
         dy = tl.load(dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
         rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
-        if LAYER:
-            mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
-            xhat = tl.where(mask, (x - mean[:, None]) * rstd[:, None], 0.0)
-        else:
-            xhat = x * rstd[:, None]  # a masked lane: 0
+        mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC) if LAYER else 0.0
+        xhat = normalised(x, mean, rstd, mask, LAYER)
         g = dy * w[None, :]
         # this part's two sums of each row, for the other K - 1: sums[tile][which sum][part][row]
         tile_sums = sums_ptr + tile * 2 * K_POW2 * BLOCK_ROWS
         tl.store(tile_sums + part * BLOCK_ROWS + r, tl.sum(g * xhat, axis=1))
         if LAYER:
             tl.store(tile_sums + (K_POW2 + part) * BLOCK_ROWS + r, tl.sum(g, axis=1))
-        tl.debug_barrier()  # every thread's stores done before the count, whichever thread counts
-        # 08's barrier: release publishes this part's sums before the count, acquire makes every part
-        # counted before it visible to the loads below; bounded, so a part that never comes ends in the flag
-        arrived = tl.atomic_add(counter_ptr + tile, 1, sem="acq_rel") + 1
-        tries = 0
-        while (arrived < K) & (tries < SPIN_LIMIT):
-            arrived = tl.atomic_add(counter_ptr + tile, 0, sem="acquire")
-            tries += 1
-        stuck = tl.maximum(stuck, (arrived < K).to(tl.int32))
-        tl.debug_barrier()  # no thread reads the sums before the wait is over
+        # 08's barrier: every part's sums are in memory and visible once the K have arrived
+        stuck = tl.maximum(stuck, wait_for_siblings(counter_ptr + tile, K, SPIN_LIMIT))
         each = k[:, None] * BLOCK_ROWS + r[None, :]
         parts = (k[:, None] < K) & (r[None, :] < BLOCK_ROWS)
         # the K parts added in part order: the same sum whichever program arrived first
@@ -571,9 +568,7 @@ def norm_backward_split_kernel(
                 tl.load(tile_sums + K_POW2 * BLOCK_ROWS + each, mask=parts, other=0.0, volatile=True), axis=0
             )
             dx -= (sum_g / n_cols)[:, None]
-        # the sums are read: the tile's last program here puts its counter back to 0 for the next call
-        left = tl.atomic_add(counter_ptr + tile, 1, sem="relaxed")
-        tl.atomic_add(counter_ptr + tile, -2 * K, mask=left == 2 * K - 1, sem="relaxed")
+        leave_barrier(counter_ptr + tile, K)  # the sums are read
         dx_offsets = rows[:, None] * dx_row_stride + cols[None, :]
         tl.store(dx_ptr + dx_offsets, (dx * rstd[:, None]).to(dx_ptr.dtype.element_ty), mask=mask)
         dw_sums += dy * xhat
@@ -688,12 +683,10 @@ def norm_dw_db_kernel(
         x = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
         dy = tl.load(dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
         rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
+        mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC) if LAYER else 0.0
+        dw_sums += dy * normalised(x, mean, rstd, mask, LAYER)
         if LAYER:
-            mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
-            dw_sums += dy * ((x - mean[:, None]) * rstd[:, None])  # a masked lane has dy = 0: it adds 0
             db_sums += dy
-        else:
-            dw_sums += dy * (x * rstd[:, None])
     # the group's partial tiles, dW's `groups` rows then db's, for sum_partials
     tl.store(partial_ptr + group * n_cols + cols, tl.sum(dw_sums, axis=0), mask=in_row)
     if LAYER:
