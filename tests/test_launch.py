@@ -153,17 +153,35 @@ def test_a_heuristics_wrapper_is_refused_with_a_message():
         Launcher(wrapped)
 
 
+@triton.jit
+def tile_sum(x_ptr, offsets, n):
+    return tl.sum(tl.load(x_ptr + offsets, mask=offsets < n, other=0.0), axis=0)
+
+
+@triton.jit
+def helped_sums_kernel(x_ptr, partials_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(partials_ptr + tl.program_id(0), tile_sum(x_ptr, offsets, n))
+
+
 def test_with_launchers_replaces_the_kernels_a_host_function_looks_up():
+    """Kernels become Launchers; a helper another jit function calls stays itself, or its callers break
+    (in the interpreter they call it, and a Launcher is not callable)."""
     import types
 
     module = types.ModuleType("course_module")
     module.partial_sums_kernel, module.tuned = partial_sums_kernel, _tuned(partial_sums_kernel)
     module.heuristic = triton.heuristics({"BLOCK": lambda args: 64})(partial_sums_kernel)
     module.not_a_kernel = len
-    assert sorted(launch.with_launchers(module)) == ["partial_sums_kernel", "tuned"]
+    module.tile_sum, module.helped_sums_kernel = tile_sum, helped_sums_kernel
+    replaced = launch.with_launchers(module)
+    assert sorted(replaced) == ["helped_sums_kernel", "partial_sums_kernel", "tuned"]
     assert isinstance(module.tuned, Launcher) and module.tuned.kernel.fn is partial_sums_kernel
     assert module.tuned.configs is module.tuned.kernel.configs  # a host function may read the autotuner's
     assert module.heuristic.fn is partial_sums_kernel and module.not_a_kernel is len
+    assert module.tile_sum is tile_sum
+    x = torch.arange(256, dtype=torch.float32, device="cuda" if runs_on_gpu() else "cpu")
+    assert _partials(module.helped_sums_kernel, x).tolist() == _partials(partial_sums_kernel, x).tolist()
 
 
 @pytest.mark.skipif(not runs_on_gpu(), reason="the fast path needs a GPU")

@@ -1,18 +1,18 @@
 """The course's kernels, taken from the one place they are written: the solution notebooks.
 
-- `python -m utils.release` writes the cells of each solution notebook tagged `export` (see
-  utils.notebooks), in order, after a prelude that stands in for the set-up cell, to
-  `utils/exported/nbNN_topic.py` (`exported_source`). The contract is the tag, nothing is guessed: a name
-  that an exported cell reads but no exported cell defines stops the release, naming itself and the
-  function that reads it, rather than failing later as a NameError.
-- `load("02_sum_atomics")` imports that file as a fresh module on each call (a notebook's caches start
-  empty), so the benchmark, the tests and later notebooks run the notebook's own kernels and host
-  functions, not copies; ruff and mypy read the files like any module.
-- `jit_functions()` lists every `@triton.jit` function of `solutions/`, exported or not, and
-  `python -m utils.kernels --compile` compiles each one for sm_75 (Colab's T4) and sm_90 without a GPU,
-  printing one JSON line per kernel and architecture (tests/test_kernels_compile.py reads them). For that
-  it writes each notebook's kernels, and the assignments they read, to a temporary file and imports it:
-  Triton reads a kernel's source from its file when decorating it.
+- `python -m utils.release` writes the cells of each solution notebook tagged `export` (see utils.notebooks),
+  in order, after a prelude that stands in for the set-up cell, to `utils/exported/nbNN_topic.py`
+  (`exported_source`). The contract is the tag, nothing is guessed: a name that an exported cell reads but no
+  exported cell defines stops the release, naming itself and the function that reads it, rather than failing
+  later as a NameError.
+- `load("02_sum_atomics")` imports that file as a fresh module on each call (a notebook's caches start empty),
+  so the benchmark, the tests and later notebooks run the notebook's own kernels and host functions, not
+  copies; ruff and mypy read the files like any module.
+- `jit_functions()` lists every `@triton.jit` function of `solutions/`, exported or not, and `python -m
+  utils.kernels --compile` compiles each one for sm_75 (Colab's T4) and sm_90 without a GPU, printing one JSON
+  line per kernel and architecture (tests/test_kernels_compile.py reads them). For that it writes each
+  notebook's kernels, and the assignments they read, to a temporary file and imports it: Triton reads a
+  kernel's source from its file when decorating it.
 """
 
 from __future__ import annotations
@@ -83,9 +83,8 @@ DEVICE = course.device
 
 
 def _assigned_names(node: ast.AST) -> set[str]:
-    """The names a top-level assignment binds (`BLOCK = 1024`: one), or an import of an earlier
-    notebook's exported cells (`from utils.exported.nb08_softmax import leave_barrier`: a jit function
-    that a kernel calls)."""
+    """The names a top-level assignment binds (`BLOCK = 1024`), or an import of an earlier notebook's
+    exported cells (`from utils.exported.nb08_softmax import leave_barrier`: a helper a kernel calls)."""
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
         return {node.targets[0].id}
     if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("utils.exported"):
@@ -107,19 +106,16 @@ class JitFunction:
     source: str  # decorator included
     parameters: tuple[str, ...]
     constexprs: tuple[str, ...]  # the parameters annotated tl.constexpr
-
     returns: bool = False  # it returns a value: a helper that kernels call, which no launch can run
 
     @property
     def is_kernel(self) -> bool:
-        """A launchable kernel: it takes pointers and returns nothing (a helper such as a combine function
-        takes only values; notebook 08's wait_for_siblings takes a pointer and returns a flag)."""
+        """A launchable kernel: it takes pointers (a combine function takes values) and returns nothing."""
         return any(name.endswith("_ptr") for name in self.parameters) and not self.returns
 
 
 def _definitions(source: str):
-    """(node, its source) for each top-level function, constant assignment and import from utils.exported
-    of a cell."""
+    """(node, its source) for each top-level function, assignment and import from utils.exported of a cell."""
     lines = source.splitlines()
     for node in ast.parse(source).body:
         if isinstance(node, (ast.FunctionDef, ast.Assign, ast.ImportFrom)):
@@ -304,8 +300,7 @@ def _example(value):
 
 
 def _compile(function: JitFunction, kernel, arch: int) -> str | None:
-    """The first failing (signature, constexpr choice)'s error when compiling `kernel` for `arch`, else
-    None."""
+    """The first failing (signature, constexpr choice)'s error compiling `kernel` for `arch`, else None."""
     from utils.compiled import compile_for
 
     missing = [c for c in function.constexprs if c not in EXAMPLE_CONSTEXPRS]

@@ -2,38 +2,37 @@
 Triton's Python dispatch done once per specialisation instead of on every call.
 
 `kernel[grid](...)` binds the arguments, works out how each one specialises the kernel, builds a cache key,
-looks the compiled kernel up, then calls its C launcher. The C launcher costs about what torch's own
-dispatch does; the Python around it is most of an eager launch's host time (notebook 07 measures the
-tiers). Here the first call of each specialisation goes through the JIT (which compiles, or finds its
-cached kernel, and launches), and keeps the `CompiledKernel` it returns; later calls with the same key
-call that kernel's `run` directly (on 3.5 and 3.6 the C function under it), on Triton's current stream,
-with each tensor given as its address: the C launcher then skips a `data_ptr` lookup and a driver query
-per pointer, which the key's first launch already made.
+looks the compiled kernel up, then calls its C launcher. The C launcher costs about what torch's own dispatch
+does; the Python around it is most of an eager launch's host time (notebook 07 measures the tiers). Here the
+first call of each specialisation goes through the JIT (which compiles, or finds its cached kernel, and
+launches), and keeps the `CompiledKernel` it returns; later calls with the same key call that kernel's `run`
+directly (on 3.5 and 3.6 the C function under it), on Triton's current stream, with each tensor given as its
+address: the C launcher then skips a `data_ptr` lookup and a driver query per pointer, which the key's first
+launch already made.
 
-An autotuned kernel (`triton.autotune` of a jit kernel) is keyed on the values of its tuning key as well,
-and keeps the config the autotuner chose with the compiled kernel, so a lookup costs what a plain kernel's
-does instead of the autotuner's own Python on every call. `with_launchers(module)` puts a Launcher in
-place of every kernel a module defines, so that its host functions launch through them unchanged.
+An autotuned kernel (`triton.autotune` of a jit kernel) is keyed on the values of its tuning key as well, and
+keeps the config the autotuner chose with the compiled kernel, so a lookup costs what a plain kernel's does
+instead of the autotuner's own Python on every call. `with_launchers(module)` puts a Launcher in place of
+every kernel a module defines, so that its host functions launch through them unchanged.
 
 The key holds everything the JIT specialises on, so a cached kernel is never run on arguments it was not
-compiled for: each tensor's dtype, whether its address is a multiple of 16 bytes (a kernel compiled
-for aligned pointers issues 16-byte loads, which fault on `x[1:]`) and whether it is on the GPU (a host
-tensor's key goes through the JIT, which refuses it, never to a kernel as an address); each integer's
-`== 1`, `% 16 == 0` and whether it fits in 32 bits; the value of every constexpr and launch option; the
-current device. It is stricter than the JIT's where that is simpler (a `do_not_specialize` integer is
-still keyed), which costs at most one more trip through the JIT.
+compiled for: each tensor's dtype, whether its address is a multiple of 16 bytes (a kernel compiled for
+aligned pointers issues 16-byte loads, which fault on `x[1:]`) and whether it is on the GPU (a host tensor's
+key goes through the JIT, which refuses it, never to a kernel as an address); each integer's `== 1`, `% 16 ==
+0` and whether it fits in 32 bits; the value of every constexpr and launch option; the current device. It is
+stricter than the JIT's where that is simpler (a `do_not_specialize` integer is still keyed), which costs at
+most one more trip through the JIT.
 
-`CompiledKernel.run`'s argument list is internal to Triton (grid, stream, function, packed metadata,
-launch metadata, two launch hooks, then every argument of the kernel, constexprs included). It was read
-in the source of triton 3.3.1, 3.4.0, 3.5.1, 3.7.1, 3.8.0 and 3.9.0, and 3.6.0 runs it in the GPU tests
+`CompiledKernel.run`'s argument list is internal to Triton (grid, stream, function, packed metadata, launch
+metadata, two launch hooks, then every argument of the kernel, constexprs included). It was read in the source
+of triton 3.3.1, 3.4.0, 3.5.1, 3.7.1, 3.8.0 and 3.9.0, and 3.6.0 runs it in the GPU tests
 (RUN_SIGNATURE_READ); on any other version, in the interpreter, or without a GPU, the launcher calls
-`kernel[grid](...)` every time and says so on its first call. Triton's launch hooks (its profiler's) are
-not called on the fast path, and neither is the JIT's check that the globals a kernel
-reads have not changed.
+`kernel[grid](...)` every time and says so on its first call. Triton's launch hooks (its profiler's) are not
+called on the fast path, and neither is the JIT's check that the globals a kernel reads have not changed.
 
 Why not an existing library: torch.compile's static launcher (`torch._inductor`) launches kernels that
-Inductor compiled itself, and `torch.library.triton_op` routes a call through torch's dispatcher, which
-costs more than it saves for one eager op (notebook 07 measures both).
+Inductor compiled itself, and `torch.library.triton_op` routes a call through torch's dispatcher, which costs
+more than it saves for one eager op (notebook 07 measures both).
 """
 
 from __future__ import annotations
@@ -41,6 +40,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -334,14 +334,17 @@ def caller_of(compiled, kernel, **options) -> Callable[..., None]:
 
 
 def with_launchers(module) -> list[str]:
-    """Replace each kernel in `module` (a @triton.jit function or a triton.autotune of one) by a Launcher
-    of it, so that the module's host functions, which look their kernels up by name when called, launch
-    through the Launchers; returns the names replaced. A triton.heuristics wrapper is left as it is."""
-    replaced = []
-    for name, value in list(vars(module).items()):
+    """Replace each kernel in `module` (a @triton.jit function or a triton.autotune of one) by a Launcher of
+    it, so that its host functions, which look their kernels up by name, launch through them; returns the
+    names replaced. Left alone: a triton.heuristics wrapper, and a helper that another jit function calls."""
+    jits = {}
+    for name, value in vars(module).items():
         jit = value.fn if isinstance(value, Autotuner) else value
         # a jit kernel, or in the interpreter an InterpretedFunction: KernelInterfaces, as the wrappers are
         if isinstance(jit, KernelInterface) and not isinstance(jit, (Autotuner, Heuristics)):
-            setattr(module, name, Launcher(value))
-            replaced.append(name)
+            jits[name] = (value, inspect.getsource(jit.fn))
+    calls = "\n".join(source for _, source in jits.values())
+    replaced = [n for n in jits if not re.search(rf"\b{re.escape(n)}\s*\(", calls.replace(jits[n][1], ""))]
+    for name in replaced:
+        setattr(module, name, Launcher(jits[name][0]))
     return replaced
