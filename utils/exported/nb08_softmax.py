@@ -417,8 +417,10 @@ def wait_for_siblings(counter_ptr, K: tl.constexpr, SPIN_LIMIT: tl.constexpr):
 
 @triton.jit
 def leave_barrier(counter_ptr, K: tl.constexpr):
-    # after the reads: the last of the K to leave (the counter's 2K-th add) puts it back to 0 for the next
-    # call, whose barrier would otherwise open at once
+    # after the reads: the last of the K to leave (the add that brings the counter to 2K) puts it back to 0
+    # for the next call, whose barrier would otherwise open at once. Relaxed is enough: a counter serves
+    # its row once per launch, so nothing in this launch waits on it again, and the next launch starts
+    # after this one has ended, which orders every add before it.
     left = tl.atomic_add(counter_ptr, 1, sem="relaxed")
     tl.atomic_add(counter_ptr, -2 * K, mask=left == 2 * K - 1, sem="relaxed")
 
