@@ -27,6 +27,16 @@ def argmax_combine(value_a, index_a, value_b, index_b):
 
 
 @triton.jit
+def argmax_combine_nans_apart(value_a, index_a, value_b, index_b):
+    # BUG: two NaNs are not a tie (NaN == NaN is False), so of two NaNs in one lane the later one wins
+    a_nan = value_a != value_a
+    b_nan = value_b != value_b
+    same = value_a == value_b
+    a_wins = (value_a > value_b) | (a_nan & ~b_nan) | (same & (index_a < index_b))
+    return tl.where(a_wins, value_a, value_b), tl.where(a_wins, index_a, index_b)
+
+
+@triton.jit
 def lowest_index_of_max(values, indices):
     # Across lanes with builtins: a NaN lane if there is one (tl.max drops NaN), else the lanes equal to
     # the maximum; of those, the lowest index.
@@ -39,7 +49,12 @@ def lowest_index_of_max(values, indices):
 
 @triton.jit
 def partial_argmax_kernel(
-    x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr
+    x_ptr,
+    partial_values_ptr,
+    partial_indices_ptr,
+    n_elements,
+    BLOCK_SIZE: tl.constexpr,
+    NANS_TIE: tl.constexpr = True,  # False: argmax_combine_nans_apart, a wrong submission's combine
 ):
     # Persistent: program pid takes tiles pid, pid + G, ...; each lane keeps its running (value, index).
     best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
@@ -47,7 +62,10 @@ def partial_argmax_kernel(
     for start in range(tl.program_id(0) * BLOCK_SIZE, n_elements, tl.num_programs(0) * BLOCK_SIZE):
         offsets = start + tl.arange(0, BLOCK_SIZE)
         x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
-        best_value, best_index = argmax_combine(best_value, best_index, x, offsets)
+        if NANS_TIE:
+            best_value, best_index = argmax_combine(best_value, best_index, x, offsets)
+        else:
+            best_value, best_index = argmax_combine_nans_apart(best_value, best_index, x, offsets)
     value, index = lowest_index_of_max(best_value, best_index)
     tl.store(partial_values_ptr + tl.program_id(0), value)
     tl.store(partial_indices_ptr + tl.program_id(0), index)
@@ -400,36 +418,11 @@ def argmax_ties_by_program(x, out):
 CORRECT = [argmax_persistent, argmax_return_indices, argmax_tuple_reduce]
 
 
-@triton.jit
-def argmax_combine_nans_apart(value_a, index_a, value_b, index_b):
-    # BUG: two NaNs are not a tie (NaN == NaN is False), so of two NaNs in one lane the later one wins
-    a_nan = value_a != value_a
-    b_nan = value_b != value_b
-    same = value_a == value_b
-    a_wins = (value_a > value_b) | (a_nan & ~b_nan) | (same & (index_a < index_b))
-    return tl.where(a_wins, value_a, value_b), tl.where(a_wins, index_a, index_b)
-
-
-@triton.jit
-def partial_argmax_nans_apart_kernel(
-    x_ptr, partial_values_ptr, partial_indices_ptr, n_elements, BLOCK_SIZE: tl.constexpr
-):
-    best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
-    best_index = tl.full((BLOCK_SIZE,), 2147483647, tl.int32)
-    for start in range(tl.program_id(0) * BLOCK_SIZE, n_elements, tl.num_programs(0) * BLOCK_SIZE):
-        offsets = start + tl.arange(0, BLOCK_SIZE)
-        x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
-        best_value, best_index = argmax_combine_nans_apart(best_value, best_index, x, offsets)
-    value, index = lowest_index_of_max(best_value, best_index)
-    tl.store(partial_values_ptr + tl.program_id(0), value)
-    tl.store(partial_indices_ptr + tl.program_id(0), index)
-
-
 def argmax_two_nans_apart(x, out):
     n = x.numel()
     programs = min(MAX_PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
     values, indices = _scratch(programs, x.device)
-    partial_argmax_nans_apart_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE)
+    partial_argmax_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=BLOCK_SIZE, NANS_TIE=False)
     argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
 
 

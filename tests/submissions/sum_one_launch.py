@@ -24,7 +24,19 @@ def workspace(device, programs=PROGRAMS, owner="shared"):
 
 
 @triton.jit
-def one_launch_kernel(x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, P: tl.constexpr):
+def one_launch_kernel(
+    x_ptr,
+    out_ptr,
+    partials_ptr,
+    ticket_ptr,
+    n,
+    BLOCK_SIZE: tl.constexpr,
+    P: tl.constexpr,
+    # Right as they default; each set otherwise is one of the wrong submissions below
+    MASK_PARTIALS: tl.constexpr = True,  # False: all P slots combined, those of no program this call too
+    ADD_INTO_OUT: tl.constexpr = False,  # True: the total atomically added into out, not stored
+    LAST: tl.constexpr = 1,  # the combining ticket is programs - LAST: 0 is the test no ticket passes
+):
     pid = tl.program_id(0)
     programs = tl.num_programs(0)
     acc = tl.zeros((BLOCK_SIZE,), tl.float32)
@@ -33,10 +45,16 @@ def one_launch_kernel(x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: t
         acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
     tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
     ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
-    if ticket == programs - 1:
+    if ticket == programs - LAST:
         offsets = tl.arange(0, P)
-        partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0)
-        tl.store(out_ptr, tl.sum(partials, axis=0))
+        if MASK_PARTIALS:
+            partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0)
+        else:
+            partials = tl.load(partials_ptr + offsets)
+        if ADD_INTO_OUT:
+            tl.atomic_add(out_ptr, tl.sum(partials, axis=0))
+        else:
+            tl.store(out_ptr, tl.sum(partials, axis=0))
         tl.store(ticket_ptr, 0)
 
 
@@ -216,50 +234,16 @@ def sum_one_launch_off_by_one(x, out):
 # Wrong: the workspace, the last-ticket test and out, each shown only by calls in a row
 
 
-@triton.jit
-def workspace_mistakes_kernel(
-    x_ptr,
-    out_ptr,
-    partials_ptr,
-    ticket_ptr,
-    n,
-    BLOCK_SIZE: tl.constexpr,
-    P: tl.constexpr,
-    MASK_PARTIALS: tl.constexpr = True,  # False: all P slots combined, those of no program this call too
-    ADD_INTO_OUT: tl.constexpr = False,  # True: the total atomically added into out, not stored
-    LAST: tl.constexpr = 1,  # the combining ticket is programs - LAST: 0 is the test no ticket passes
-):
-    pid = tl.program_id(0)
-    programs = tl.num_programs(0)
-    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
-    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
-        offsets = start + tl.arange(0, BLOCK_SIZE)
-        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
-    tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
-    ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
-    if ticket == programs - LAST:
-        offsets = tl.arange(0, P)
-        if MASK_PARTIALS:
-            partials = tl.load(partials_ptr + offsets, mask=offsets < programs, other=0.0)
-        else:
-            partials = tl.load(partials_ptr + offsets)
-        if ADD_INTO_OUT:
-            tl.atomic_add(out_ptr, tl.sum(partials, axis=0))
-        else:
-            tl.store(out_ptr, tl.sum(partials, axis=0))
-        tl.store(ticket_ptr, 0)
-
-
 def sum_one_launch_unmasked_partials(x, out):
-    _launch(workspace_mistakes_kernel, x, out, owner="unmasked partials", MASK_PARTIALS=False)
+    _launch(one_launch_kernel, x, out, owner="unmasked partials", MASK_PARTIALS=False)
 
 
 def sum_one_launch_added_into_out(x, out):
-    _launch(workspace_mistakes_kernel, x, out, owner="added into out", ADD_INTO_OUT=True)
+    _launch(one_launch_kernel, x, out, owner="added into out", ADD_INTO_OUT=True)
 
 
 def sum_one_launch_last_ticket_missed(x, out):
-    _launch(workspace_mistakes_kernel, x, out, owner="last ticket missed", LAST=0)
+    _launch(one_launch_kernel, x, out, owner="last ticket missed", LAST=0)
 
 
 _FIRST_CALLS = {}  # device -> the partials and ticket of the first call, sized for its programs
@@ -273,7 +257,7 @@ def sum_one_launch_workspace_of_first_call(x, out):
         _FIRST_CALLS[str(x.device)] = (partials, torch.zeros(1, dtype=torch.int32, device=x.device))
     partials, ticket = _FIRST_CALLS[str(x.device)]
     P = triton.next_power_of_2(programs)
-    workspace_mistakes_kernel[(programs,)](x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=P)
+    one_launch_kernel[(programs,)](x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=P)
 
 
 _UNZEROED_TICKETS = {}  # device -> a ticket that starts where uninitialised memory left it
@@ -289,7 +273,7 @@ def sum_one_launch_ticket_not_zeroed(x, out):
     programs = min(PROGRAMS, triton.cdiv(n, BLOCK_SIZE))
     P = triton.next_power_of_2(programs)
     ticket = _UNZEROED_TICKETS[str(x.device)]
-    workspace_mistakes_kernel[(programs,)](x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=P)
+    one_launch_kernel[(programs,)](x, out, partials, ticket, n, BLOCK_SIZE=BLOCK_SIZE, P=P)
 
 
 # ----------------------------------------------------------------------------------------------------
