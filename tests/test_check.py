@@ -493,6 +493,28 @@ def test_after_a_failure_a_launch_of_very_many_programs_is_not_run_in_the_interp
     assert excinfo.value.diagnoses == ["wrong_axis"]
 
 
+@pytest.mark.parametrize("exercise", ["sum_one_launch", "l2_norm_one_launch"])
+def test_a_ticket_never_reset_is_named_alike_however_often_the_check_runs(exercise):
+    """A learner re-running the check on a kernel that never puts its ticket back to 0: each check starts
+    where the last one's last call left the ticket, which, once it exceeds what one check's calls can
+    count (after 7 checks on the interpreter's 4 programs a call, at once on a GPU's 64), is no sign of
+    a ticket that was never zeroed. Every check names the same mistake; a call of the learner's own
+    between two checks leaves the cause open, and the report says both."""
+    submissions = _submissions(exercise)
+    fn = getattr(submissions, f"{exercise}_never_reset")
+    for _ in range(9):
+        with pytest.raises(ExerciseFailed) as excinfo:
+            check(exercise, fn)
+        assert excinfo.value.diagnoses == ["state_not_reset"], str(excinfo.value)
+    assert "carried over" in str(excinfo.value)
+    x = torch.ones(4096, device="cuda" if runs_on_gpu() else "cpu")
+    fn(x, torch.empty((), device=x.device))  # the learner's own call: the ticket no longer starts where the check left it
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check(exercise, fn)
+    assert excinfo.value.diagnoses == ["ticket_not_zeroed"], str(excinfo.value)
+    assert "never puts back to 0" in str(excinfo.value)
+
+
 def test_a_counter_never_reset_is_said_to_depend_on_the_calls_before():
     """A split softmax whose tickets are never put back passes the cases whose shape it meets first and
     leaves out unwritten after: the report says that a case right before is wrong when run again."""

@@ -123,8 +123,9 @@ ONE_LAUNCH_MESSAGES = {
     "it held before the call. Nothing resets out in a one-launch reduction: the program that combines "
     "must tl.store the result.",
     "ticket_not_zeroed": "the ticket did not start at 0. A ticket from torch.empty holds whatever the "
-    "memory held: allocate it with torch.zeros, once, with the workspace, and let the last program put "
-    "it back to 0.",
+    "memory held, and one that the last program never puts back to 0 holds the count of every call "
+    "before (your own cells' calls included): allocate it with torch.zeros, once, with the workspace, and "
+    "let the last program put it back to 0.",
     "last_ticket_missed": "no program passed the test for the last ticket. tl.atomic_add returns the "
     "value before its add, so of P programs the last draws P - 1: test ticket == tl.num_programs(0) - 1.",
 }

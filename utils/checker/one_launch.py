@@ -18,8 +18,10 @@ tiles a kernel takes. What each call's launches leave in their scratch is record
   a workspace sized by the first call (`workspace_sized_by_first_call`);
 - every wrong call holding the right answer plus what out held before it: the total added into out
   (`added_into_out`);
-- a ticket holding a value that no count of the calls so far reaches: it did not start at 0
-  (`ticket_not_zeroed`);
+- a ticket holding a value that no count of this check's calls so far reaches: it did not start the
+  check at 0 (`ticket_not_zeroed`), unless it started where the last call of the check before, ended by
+  this probe, left it, and each call moved it by its programs: a ticket never put back to 0, checked
+  again (`state_not_reset`, below);
 - the first call that moves the ticket taking it from 0 to its number of programs and leaving out
   unwritten: no program passed the test for the last ticket (`last_ticket_missed`);
 - on A, A, B, A: a ticket that keeps changing, or a right call followed by a wrong one on the same input
@@ -51,6 +53,10 @@ from utils.launches import Launches
 Call = Callable[..., Run]  # call(case, seed, launches=None, stages=None), from utils.checker.runner
 
 CHAIN_TILES = (8192, 4096, 2048, 1024)  # Ck: 3 tiles of each, after a call of more programs
+# The ticket as the last call of a check left it, when this probe ended that check (it raised): a check
+# run again on a ticket that is never put back to 0 starts where that call left it, which is not a ticket
+# that was never zeroed. Kept for the next check of the exercise only: the battery moves the ticket too.
+_LEFT_BY_LAST_CHECK: dict[str, tuple[int, ...]] = {}
 
 
 def _prefix(case: Case, n: int) -> Case:
@@ -129,6 +135,7 @@ class _Calls:
 def one_launch(exercise: Exercise, call: Call, cases: list[Case]) -> list[Case]:
     """The state probe (see the module's docstring): raises ExerciseFailed with what the calls show, or
     returns the cases of the chain that failed alike whatever came before (for the battery)."""
+    left = _LEFT_BY_LAST_CHECK.pop(exercise.id, None)
     a = max((c for c in cases if c.n <= 1 << 16), key=lambda c: c.n)
     s = min((c for c in cases if c.n >= 100), key=lambda c: c.n)
     b = other_input(a)
@@ -137,7 +144,7 @@ def one_launch(exercise: Exercise, call: Call, cases: list[Case]) -> list[Case]:
     runs, stages = calls(order)
     right = [correct(exercise, run) for run in runs]
     if not all(right[1:]):
-        _name_state(exercise, order, runs, stages, right)
+        _name_state(exercise, order, runs, stages, right, left)
         return []  # wrong alike on every call: the battery describes it
     chain = [_prefix(a, 3 * t - 5) for t in CHAIN_TILES if 3 * t - 5 < a.n]
     chain_runs, _ = calls(chain)
@@ -147,11 +154,18 @@ def one_launch(exercise: Exercise, call: Call, cases: list[Case]) -> list[Case]:
     return []
 
 
-def _name_state(exercise: Exercise, order: list[Case], runs: list[Run], stages, right: list[bool]) -> None:
-    """Raise ExerciseFailed if the calls S, A, A, B, A show a mistake that depends on the calls before."""
+def _name_state(exercise: Exercise, order: list[Case], runs: list[Run], stages, right, left) -> None:
+    """Raise ExerciseFailed if the calls S, A, A, B, A show a mistake that depends on the calls before;
+    `left`, the ticket as the last check's last call left it, if that call ended the check."""
     counters = [_counter_values(s) for s in stages]
     seen: list[str] = []
-    code = _named_by_out_or_ticket(exercise, order, runs, stages, right, counters, seen)
+    carried = left is not None and _before_first_call(stages, counters) == left
+    if carried:
+        seen.append(
+            f"Before call 1 the ticket held {', '.join(map(str, left))}: what the last call of the check "
+            "before left in it, carried over."
+        )
+    code = _named_by_out_or_ticket(exercise, order, runs, stages, right, counters, seen, carried)
     if code is None:
         code = _named_by_calls_on_a(exercise, runs[1:], right[1:], counters[1:], seen)
     if code is None:
@@ -166,6 +180,8 @@ def _name_state(exercise: Exercise, order: list[Case], runs: list[Run], stages, 
     )
     lines = [f"S is '{order[0].name}', A is '{order[1].name}'; B is A times -1.5, plus 0.25.", *seen]
     measured = "".join(f"\n  - {line}" for line in lines)
+    if counters[-1] is not None:
+        _LEFT_BY_LAST_CHECK[exercise.id] = counters[-1]
     raise ExerciseFailed(
         f"{exercise.id}: five calls in a row, on inputs S, A, A, B, A; {right.count(False)} wrong:\n{shown}\n"
         f"What the calls show:{measured}\nLikely mistake: {exercise.mistakes[code].message}",
@@ -173,8 +189,20 @@ def _name_state(exercise: Exercise, order: list[Case], runs: list[Run], stages, 
     )
 
 
-def _named_by_out_or_ticket(exercise, order, runs, stages, right, counters, seen: list[str]) -> str | None:
-    """added_into_out, ticket_not_zeroed or last_ticket_missed, with what shows it appended to `seen`."""
+def _before_first_call(stages, counters) -> tuple[int, ...] | None:
+    """The ticket before the first call, where calls 2 to 5 each moved it by their programs (a ticket that
+    counts programs and is not put back to 0): after call 1, less call 1's programs."""
+    if any(c is None or len(c) != 1 for c in counters) or not all(s and s[-1].programs for s in stages):
+        return None
+    moves = [after[0] - before[0] for before, after in zip(counters, counters[1:])]
+    if moves != [s[-1].programs for s in stages[1:]]:
+        return None
+    return (counters[0][0] - stages[0][-1].programs,)
+
+
+def _named_by_out_or_ticket(exercise, order, runs, stages, right, counters, seen, carried) -> str | None:
+    """added_into_out, ticket_not_zeroed or last_ticket_missed, with what shows it appended to `seen`;
+    `carried`: the ticket started where the last check left it, which names neither of the last two."""
     wrong = [run for run, ok in zip(runs, right) if not ok]
     if all(
         not run.untouched
@@ -183,13 +211,16 @@ def _named_by_out_or_ticket(exercise, order, runs, stages, right, counters, seen
     ):
         seen.append("Each wrong call holds the right answer plus what out held before the call.")
         return "added_into_out"
+    if carried:
+        return None  # state_not_reset, from the calls on A
     reach = 0  # what one count per element of every call so far could reach
     for i, (run, values) in enumerate(zip(runs, counters), start=1):
         reach += run.case.n
         if values is not None and any(abs(v) > reach for v in values):
             seen.append(
                 f"After call {i} the ticket held {', '.join(map(str, values))}: more than one count per "
-                f"element of every call so far ({reach:,}) reaches, so it did not start at 0."
+                f"element of this check's calls so far ({reach:,}) reaches, so it did not start this check "
+                "at 0."
             )
             return "ticket_not_zeroed"
     for i, (run, values, launches) in enumerate(zip(runs, counters, stages), start=1):
