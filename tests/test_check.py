@@ -507,8 +507,9 @@ def test_a_ticket_never_reset_is_named_alike_however_often_the_check_runs(exerci
             check(exercise, fn)
         assert excinfo.value.diagnoses == ["state_not_reset"], str(excinfo.value)
     assert "carried over" in str(excinfo.value)
+    # the learner's own call: the ticket no longer starts where the check left it
     x = torch.ones(4096, device="cuda" if runs_on_gpu() else "cpu")
-    fn(x, torch.empty((), device=x.device))  # the learner's own call: the ticket no longer starts where the check left it
+    fn(x, torch.empty((), device=x.device))
     with pytest.raises(ExerciseFailed) as excinfo:
         check(exercise, fn)
     assert excinfo.value.diagnoses == ["ticket_not_zeroed"], str(excinfo.value)
