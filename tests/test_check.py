@@ -280,6 +280,16 @@ def test_a_one_launch_check_counts_the_calls_after_the_first():
     )
 
 
+def _on_own_workspace(exercise: str, mistake: str, owner: str):
+    """A one-launch submission's `<mistake>_kernel`, launched on a workspace of its own (`owner`): a test
+    that checks it more than once in a row starts from a fresh ticket, whichever tests ran before."""
+    submissions = _submissions(exercise)
+    kernel = getattr(submissions, f"{mistake}_kernel")
+    if exercise == "l2_norm_one_launch":
+        return lambda x, out: submissions._launch(kernel, x, out, owner)
+    return lambda x, out: submissions._launch(kernel, x, out, owner=owner)
+
+
 @pytest.mark.parametrize(
     "name, code, shown",
     [
@@ -295,12 +305,11 @@ def test_the_state_probe_names_what_a_call_leaves_behind_on_every_check(name, co
     """Calls on S, A, A, B, A: a ticket that keeps counting shows in the ticket's values after each call,
     and a combine that reads the call before's partials is right only after the same input. Checked
     twice in a row (a learner re-running the cell), so the second check starts from the state the first
-    left."""
-    from tests.submissions import sum_one_launch
-
+    left; on a workspace of the test's own, which no other test's checks have moved."""
+    fn = _on_own_workspace("sum_one_launch", name.removeprefix("sum_one_launch_"), f"state probe {name}")
     for _ in range(2):
         with pytest.raises(ExerciseFailed) as excinfo:
-            check("sum_one_launch", getattr(sum_one_launch, name))
+            check("sum_one_launch", fn)
         assert excinfo.value.diagnoses == [code]
         assert shown in str(excinfo.value)
 
@@ -500,13 +509,12 @@ def test_a_ticket_never_reset_is_named_alike_however_often_the_check_runs(exerci
     count (after 7 checks on the interpreter's 4 programs a call, at once on a GPU's 64), is no sign of
     a ticket that was never zeroed. Every check names the same mistake; a call of the learner's own
     between two checks leaves the cause open, and the report says both."""
-    submissions = _submissions(exercise)
-    fn = getattr(submissions, f"{exercise}_never_reset")
+    fn = _on_own_workspace(exercise, "never_reset", "never reset, checked again")
     for _ in range(9):
         with pytest.raises(ExerciseFailed) as excinfo:
             check(exercise, fn)
         assert excinfo.value.diagnoses == ["state_not_reset"], str(excinfo.value)
-    assert "carried over" in str(excinfo.value)
+    assert "as the last call of the check before left it" in str(excinfo.value)
     # the learner's own call: the ticket no longer starts where the check left it
     x = torch.ones(4096, device="cuda" if runs_on_gpu() else "cpu")
     fn(x, torch.empty((), device=x.device))
@@ -514,6 +522,18 @@ def test_a_ticket_never_reset_is_named_alike_however_often_the_check_runs(exerci
         check(exercise, fn)
     assert excinfo.value.diagnoses == ["ticket_not_zeroed"], str(excinfo.value)
     assert "never puts back to 0" in str(excinfo.value)
+
+
+def test_a_mended_kernel_on_a_ticket_left_counting_is_told_to_allocate_it_again():
+    """The learner mends a kernel that never reset its ticket but keeps the workspace the old one left
+    counting: the mended kernel never meets the last ticket either, and the report says why."""
+    with pytest.raises(ExerciseFailed):
+        check("sum_one_launch", _on_own_workspace("sum_one_launch", "never_reset", "mended"))
+    mended = _on_own_workspace("sum_one_launch", "one_launch", "mended")  # the right kernel, same workspace
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("sum_one_launch", mended)
+    assert excinfo.value.diagnoses == ["state_not_reset"], str(excinfo.value)
+    assert "allocate the workspace again" in str(excinfo.value)
 
 
 def test_a_counter_never_reset_is_said_to_depend_on_the_calls_before():

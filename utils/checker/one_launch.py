@@ -162,8 +162,11 @@ def _name_state(exercise: Exercise, order: list[Case], runs: list[Run], stages, 
     carried = left is not None and _before_first_call(stages, counters) == left
     if carried:
         seen.append(
-            f"Before call 1 the ticket held {', '.join(map(str, left))}: what the last call of the check "
-            "before left in it, carried over."
+            f"Before call 1 the ticket held {', '.join(map(str, left))}, as the last call of the check "
+            "before left it, and each call since moved it by its programs: none put it back to 0. A ticket "
+            "that starts above 0 never meets the test for the last ticket, so a kernel with a right reset "
+            "stays stuck on it too: after mending the kernel, allocate the workspace again (run the cell "
+            "that creates it)."
         )
     code = _named_by_out_or_ticket(exercise, order, runs, stages, right, counters, seen, carried)
     if code is None:
