@@ -36,6 +36,7 @@ def one_launch_kernel(
     MASK_PARTIALS: tl.constexpr = True,  # False: all P slots combined, those of no program this call too
     ADD_INTO_OUT: tl.constexpr = False,  # True: the total atomically added into out, not stored
     LAST: tl.constexpr = 1,  # the combining ticket is programs - LAST: 0 is the test no ticket passes
+    FIRST_RESETS: tl.constexpr = False,  # True: program 0 puts the ticket back to 0, not the last program
 ):
     pid = tl.program_id(0)
     programs = tl.num_programs(0)
@@ -55,7 +56,10 @@ def one_launch_kernel(
             tl.atomic_add(out_ptr, tl.sum(partials, axis=0))
         else:
             tl.store(out_ptr, tl.sum(partials, axis=0))
-        tl.store(ticket_ptr, 0)
+        if not FIRST_RESETS:
+            tl.store(ticket_ptr, 0)
+    if FIRST_RESETS and pid == 0:  # whenever program 0 runs, while the others may still count
+        tl.atomic_xchg(ticket_ptr, 0)
 
 
 def _launch(kernel, x, out, programs_cap=PROGRAMS, block=BLOCK_SIZE, owner="shared", **extra):
@@ -246,6 +250,10 @@ def sum_one_launch_last_ticket_missed(x, out):
     _launch(one_launch_kernel, x, out, owner="last ticket missed", LAST=0)
 
 
+def sum_one_launch_reset_by_first_program(x, out):
+    _launch(one_launch_kernel, x, out, owner="reset by first program", FIRST_RESETS=True)
+
+
 _FIRST_CALLS = {}  # device -> the partials and ticket of the first call, sized for its programs
 
 
@@ -423,6 +431,9 @@ if runs_on_gpu():
 else:  # on a GPU the stores past the 1-slot workspace land in the allocator's block, unguarded: only the
     # interpreter's bounds check (utils.checker.bounds) stops them, and names the mistake
     WRONG.append((sum_one_launch_workspace_of_first_call, "workspace_sized_by_first_call"))
+    # In the interpreter program 0 runs first, so its reset leaves the ticket at programs - 1 after every
+    # call; on a GPU where it lands depends on the order the programs run in (not yet run there)
+    WRONG.append((sum_one_launch_reset_by_first_program, "state_not_reset"))
 
 # Wrong by the memory model, right by every effect a check can see: the checker passes them, and must not
 # name a mistake they do not show. A ticket without acquire/release let the last program read a partial

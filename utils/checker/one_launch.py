@@ -24,9 +24,9 @@ tiles a kernel takes. What each call's launches leave in their scratch is record
   again (`state_not_reset`, below);
 - the first call that moves the ticket taking it from 0 to its number of programs and leaving out
   unwritten: no program passed the test for the last ticket (`last_ticket_missed`);
-- on A, A, B, A: a ticket that keeps changing, or a right call followed by a wrong one on the same input
-  (`state_not_reset`); right only after the same input (`stale_partials`); results on A that differ
-  otherwise (`varies_between_runs`);
+- on A, A, B, A: a ticket that keeps changing or stays at one value other than 0, or a right call followed
+  by a wrong one on the same input (`state_not_reset`); right only after the same input
+  (`stale_partials`); results on A that differ otherwise (`varies_between_runs`);
 - a Ck whose result after A differs from its result after B, while its launch left slots of a scratch
   as A's call (B's call) wrote them: the combine read slots that its own programs did not write
   (`stale_slots`).
@@ -244,6 +244,9 @@ def _named_by_out_or_ticket(exercise, order, runs, stages, right, counters, seen
 def _named_by_calls_on_a(exercise, runs, right, counters, seen: list[str]) -> str | None:
     """state_not_reset, stale_partials or varies_between_runs from the calls A, A, B, A."""
     counting = all(c is not None for c in counters) and len(set(counters)) > 1
+    # the same ticket after every call, and not 0: each call hands the next one a ticket that does not
+    # start at 0 (a reset by another program than the last, or to another value)
+    stuck = all(c is not None for c in counters) and len(set(counters)) == 1 and any(counters[0] or ())
     same_a = [runs[0], runs[1], runs[3]]
     # Compared where every call wrote: an element left holding out's garbage (which changes from call
     # to call) says "never written", not "varies".
@@ -266,6 +269,8 @@ def _named_by_calls_on_a(exercise, runs, right, counters, seen: list[str]) -> st
             + (
                 ": it does not return to where it was, so each call starts from another state."
                 if counting
+                else ": the same after every call, not 0: each call starts counting from it."
+                if stuck
                 else ": the same after every call."
             )
         )
@@ -276,7 +281,7 @@ def _named_by_calls_on_a(exercise, runs, right, counters, seen: list[str]) -> st
         )
     elif varies:
         seen.append("The same input A gave different results on calls 2, 3 and 5.")
-    if counting or (right[0] and not right[1]):
+    if counting or stuck or (right[0] and not right[1]):
         return "state_not_reset"
     if right[1] and not right[2] and not right[3]:
         return "stale_partials"
