@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbformat import v4
 
-from utils import kernels
+from utils import kernels, notebooks
 from utils.kernels import ExportError, exported_source, load
 from utils.notebooks import solution_paths
 
@@ -146,3 +146,22 @@ def test_kernels_that_take_float16_inputs_are_compiled_with_them_too(tmp_path):
         functions["06_numerics", "scaled_partials_kernel"], numerics.scaled_partials_kernel
     )
     assert list(scaled) == ["float32"]
+
+
+def test_helpers_are_told_from_kernels_by_one_rule():
+    """A jit function that returns a value, or that another names (called, or passed to tl.reduce), is a
+    helper: the compile test does not compile it alone, and with_launchers leaves it as it is. The same
+    source under two names (an autotuner and its kernel, in a loaded module) makes neither a helper."""
+    kernel = "@triton.jit\ndef {name}(x_ptr, out_ptr):\n    tl.store(out_ptr, {body})\n"
+    sources = {
+        "combine": "@triton.jit\ndef combine(a, b):\n    return a + b\n",
+        "store_twice": "@triton.jit\ndef store_twice(out_ptr, v):\n    tl.store(out_ptr, v)\n",
+        "reduced_kernel": kernel.format(name="reduced_kernel", body="tl.reduce(tl.load(x_ptr), 0, combine)"),
+        "caller_kernel": "@triton.jit\ndef caller_kernel(x_ptr, out_ptr):\n    store_twice(out_ptr, 1)\n",
+        "plain_kernel": kernel.format(name="plain_kernel", body="tl.load(x_ptr)"),
+        "tuned": kernel.format(name="plain_kernel", body="tl.load(x_ptr)"),
+    }
+    assert notebooks.jit_helpers(sources) == {"combine", "store_twice"}
+    assert notebooks.jit_helpers({"alone": sources["store_twice"]}) == set()
+    indented = "    @triton.jit\n    def nested(a):\n        return a\n"  # inspect.getsource of a nested one
+    assert notebooks.jit_helpers({"nested": indented}) == {"nested"}

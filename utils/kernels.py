@@ -27,10 +27,10 @@ import json
 import symtable
 import tempfile
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from utils.notebooks import code_cells, is_exported, is_triton_jit, solution, solution_paths
+from utils.notebooks import code_cells, is_exported, is_triton_jit, jit_helpers, solution, solution_paths
 from utils.setup import interpreting
 
 ARCHES = (75, 90)
@@ -106,12 +106,12 @@ class JitFunction:
     source: str  # decorator included
     parameters: tuple[str, ...]
     constexprs: tuple[str, ...]  # the parameters annotated tl.constexpr
-    returns: bool = False  # it returns a value: a helper that kernels call, which no launch can run
+    helper: bool = False  # utils.notebooks.jit_helpers: it returns a value, or another jit function names it
 
     @property
     def is_kernel(self) -> bool:
-        """A launchable kernel: it takes pointers (a combine function takes values) and returns nothing."""
-        return any(name.endswith("_ptr") for name in self.parameters) and not self.returns
+        """A launchable kernel: it takes pointers (a combine function takes values) and is no helper."""
+        return any(name.endswith("_ptr") for name in self.parameters) and not self.helper
 
 
 def _definitions(source: str):
@@ -127,17 +127,16 @@ def jit_functions(notebook: str | None = None) -> list[JitFunction]:
     """The @triton.jit functions of every solution notebook (or of one), in notebook order."""
     found = []
     for path in [solution(notebook)] if notebook else solution_paths():
+        functions = []
         for cell in code_cells(path):
             for node, source in _definitions(cell.source):
                 if isinstance(node, ast.FunctionDef) and is_triton_jit(node):
-                    constexprs = tuple(
-                        a.arg
-                        for a in node.args.args
-                        if a.annotation is not None and "constexpr" in ast.unparse(a.annotation)
-                    )
                     parameters = tuple(a.arg for a in node.args.args)
-                    returns = any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node))
-                    found.append(JitFunction(path.stem, node.name, source, parameters, constexprs, returns))
+                    annotations = [ast.unparse(a.annotation) if a.annotation else "" for a in node.args.args]
+                    constexprs = tuple(p for p, a in zip(parameters, annotations) if "constexpr" in a)
+                    functions.append(JitFunction(path.stem, node.name, source, parameters, constexprs))
+        helpers = jit_helpers({f.name: f.source for f in functions})
+        found += [replace(f, helper=f.name in helpers) for f in functions]
     return found
 
 

@@ -40,7 +40,6 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -49,6 +48,8 @@ import torch
 import triton
 from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.jit import KernelInterface
+
+from utils.notebooks import jit_helpers
 
 # (major, minor) versions whose JITFunction.run calls `kernel.run(gx, gy, gz, stream, function,
 # packed_metadata, launch_metadata, enter_hook, exit_hook, *every bound argument)` (see the docstring).
@@ -336,15 +337,14 @@ def caller_of(compiled, kernel, **options) -> Callable[..., None]:
 def with_launchers(module) -> list[str]:
     """Replace each kernel in `module` (a @triton.jit function or a triton.autotune of one) by a Launcher of
     it, so that its host functions, which look their kernels up by name, launch through them; returns the
-    names replaced. Left alone: a triton.heuristics wrapper, and a helper that another jit function calls."""
-    jits = {}
+    names replaced. Left alone: a triton.heuristics wrapper, and a helper (utils.notebooks.jit_helpers)."""
+    jits, sources = {}, {}
     for name, value in vars(module).items():
         jit = value.fn if isinstance(value, Autotuner) else value
         # a jit kernel, or in the interpreter an InterpretedFunction: KernelInterfaces, as the wrappers are
         if isinstance(jit, KernelInterface) and not isinstance(jit, (Autotuner, Heuristics)):
-            jits[name] = (value, inspect.getsource(jit.fn))
-    calls = "\n".join(source for _, source in jits.values())
-    replaced = [n for n in jits if not re.search(rf"\b{re.escape(n)}\s*\(", calls.replace(jits[n][1], ""))]
+            jits[name], sources[name] = value, inspect.getsource(jit.fn)
+    replaced = [name for name in jits if name not in jit_helpers(sources)]
     for name in replaced:
-        setattr(module, name, Launcher(jits[name][0]))
+        setattr(module, name, Launcher(jits[name]))
     return replaced

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,21 @@ def is_triton_jit(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         if dotted_name(target) in ("triton.jit", "jit"):
             return True
     return False
+
+
+def jit_helpers(sources: dict[str, str]) -> set[str]:
+    """Which of some @triton.jit functions (name -> source, decorator included) are helpers, not kernels:
+    those that return a value, and those another of them names, by calling it (`leave_barrier(...)`) or by
+    passing it (`tl.reduce(x, 0, combine)`). No launch can run a helper; a kernel reaches it as itself.
+    One rule for the compile test (utils.kernels, which compiles kernels alone) and for
+    utils.launch.with_launchers (which wraps kernels in Launchers, and must leave helpers as they are)."""
+    helpers, named = set(), set()
+    for name, source in sources.items():
+        function = ast.parse(textwrap.dedent(source)).body[0]
+        if any(isinstance(node, ast.Return) and node.value is not None for node in ast.walk(function)):
+            helpers.add(name)
+        named |= {node.id for node in ast.walk(function) if isinstance(node, ast.Name)}
+    return helpers | (named & sources.keys())
 
 
 @dataclass(frozen=True)
