@@ -56,6 +56,17 @@ def offset_in_elements(x, out, n, partials_block):
     )
 
 
+def address_remainder(x, out, n, partials_block):
+    """The remainder, not whether it is 0: x[1:] and x[2:] get two keys for one kernel."""
+    return (x.dtype, x.data_ptr() % 16, out.dtype, out.data_ptr() % 16, n == 1, n % 16 == 0, partials_block)
+
+
+def n_is_special(x, out, n, partials_block):
+    """One value for two things the JIT tells apart: n = 1 and n = 16 share a key."""
+    aligned = (x.data_ptr() % 16 == 0, out.data_ptr() % 16 == 0)
+    return (x.dtype, out.dtype, *aligned, n == 1 or n % 16 == 0, partials_block)
+
+
 def the_address_itself(x, out, n, partials_block):
     return (x.dtype, x.data_ptr(), out.dtype, out.data_ptr(), n == 1, n % 16 == 0, partials_block)
 
@@ -127,6 +138,8 @@ WRONG = [  # (submission, the codes it must get, a phrase its report must hold)
     (alignment_of_x_only, [MERGES], "out's address"),
     (offset_in_elements, [SPLITS], "two multiples of 16 bytes (x[4:] of float32)"),
     (the_address_itself, [SPLITS], "new tensors of the same dtypes"),
+    (address_remainder, [SPLITS], "then 8 bytes past one"),
+    (n_is_special, [MERGES], "n: 1, then 16"),
     (n_itself, [SPLITS], "an entry per size"),
     (remainder_of_n, [SPLITS], "the remainder"),
     (no_n_is_one, [MERGES], "n: 1, then 3"),

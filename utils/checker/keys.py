@@ -79,6 +79,8 @@ _TABLE = [
     (A, _(offset=1), "x's address: a multiple of 16 bytes, then 4 bytes past one (x[1:])", False,
      f"{VECTOR} on x[1:] (a misaligned address, which ends the process: section 2's cell)"),
     (A, _(offset=4), "x's address: two multiples of 16 bytes (x[4:] of float32)", True, REJIT),
+    (_(offset=1), _(offset=2), "x's address: 4 bytes past a multiple of 16, then 8 bytes past one", True,
+     f"{REJIT}; a key with the address's remainder (not whether it is 0) takes an entry per remainder"),
     (_(dtype=F16), _(dtype=F16, offset=4),
      "x's address: float16, then 8 bytes past a multiple of 16 (count bytes, not elements)", False,
      f"{VECTOR} there"),
@@ -104,6 +106,9 @@ _TABLE = [
     (_(n=1), _(n=3), "n: 1, then 3", False,
      "n = 1 is compiled in as a constant: the kernel compiled for it would sum one element of three"),
     (_(n=3), _(n=5), "n: 3, then 5 (neither 1 nor a multiple of 16)", True, REJIT),
+    (_(n=1), _(n=16), "n: 1, then 16 (a multiple of 16)", False,
+     "n = 1 is compiled in as a constant: the kernel compiled for it would sum one element of sixteen "
+     "(a key that holds n == 1 or n % 16 == 0 as one value gives both the same key)"),
     (_(n=16), A, "n: 16, then 4096 (both multiples of 16)", True, REJIT),
     (A, N8192, "partials_block (a constexpr): 1, then 2", False,
      "a constexpr is compiled in: the kernel compiled for PARTIALS_BLOCK = 1 would combine one partial "
