@@ -543,3 +543,27 @@ def test_a_counter_never_reset_is_said_to_depend_on_the_calls_before():
     with pytest.raises(ExerciseFailed) as excinfo:
         check("softmax_split", fn)
     assert [f.kind for f in excinfo.value.findings if f.kind == "state"] == ["state"], str(excinfo.value)
+
+
+@triton.jit
+def _add_and_mark_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(
+        out_ptr + offsets,
+        tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+        mask=mask,
+    )
+    # every program also stores out[0] again, the same value: a write by many programs, one value
+    tl.store(out_ptr, tl.load(x_ptr) + tl.load(y_ptr))
+
+
+def _add_and_mark(x, y, out):
+    n = x.numel()
+    _add_and_mark_kernel[(triton.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the interpreter's stores")
+def test_programs_that_store_one_value_into_one_element_are_not_called_a_race():
+    """Only stores that leave different values race: whichever lands last, the element is the same."""
+    check("vector_add", _add_and_mark)

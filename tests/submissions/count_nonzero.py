@@ -208,6 +208,29 @@ def count_grid_floor(x, out):
     count_nonzero_kernel[(n // BLOCK_SIZE,)](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
 
 
+@triton.jit
+def _count_by_test_kernel(x_ptr, out_ptr, n_elements, TEST: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=0.0)
+    if TEST == "sign":  # BUG: False for NaN, which is non-zero
+        hit = (x > 0) | (x < 0)
+    elif TEST == "square":  # BUG: 1e-30 squares to 0 in float32
+        hit = x * x != 0
+    else:  # BUG: a threshold: 1e-7 and smaller are non-zero too
+        hit = tl.abs(x) > 1e-6
+    tl.atomic_add(out_ptr, tl.sum(hit.to(tl.float32), axis=0))
+
+
+def _count_by_test(test):
+    def count(x, out):
+        n = x.numel()
+        out.zero_()
+        _count_by_test_kernel[(triton.cdiv(n, BLOCK_SIZE),)](x, out, n, TEST=test, BLOCK_SIZE=BLOCK_SIZE)
+
+    count.__name__ = f"count_nonzero_by_{test}"
+    return count
+
+
 CORRECT = [count_nonzero, count_nonzero_where, count_nonzero_two_stage_int, count_nonzero_persistent]
 WRONG = [
     (count_positive, "wrong_predicate"),
@@ -222,4 +245,8 @@ WRONG = [
     (count_pairs, ("last_element_dropped", "tail_not_processed")),
     (count_plain_store, "store_race"),
     (count_grid_floor, "tail_not_processed"),
+    (_count_by_test("sign"), "nan_not_counted"),
+    # no listed mistake: tiny values left out; the report shows the smallest such case in full
+    (_count_by_test("square"), "wrong_values"),
+    (_count_by_test("threshold"), "wrong_values"),
 ]

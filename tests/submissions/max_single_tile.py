@@ -188,6 +188,26 @@ def max_partials_into_out(x, out):
     max_kernel_partials[(triton.cdiv(n, 1024),)](x, out, n, BLOCK_SIZE=1024)
 
 
+@triton.jit
+def max_kernel_other(x_ptr, out_ptr, n_elements, OTHER: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=OTHER)
+    tl.store(out_ptr, tl.max(x, axis=0))
+
+
+def max_finite_other(x, out):
+    # BUG: a finite stand-in for -inf; an input whose values all lie below it returns -1e30
+    n = x.numel()
+    max_kernel_other[(1,)](x, out, n, OTHER=-1e30, BLOCK_SIZE=triton.next_power_of_2(n))
+
+
+def max_block_of_n_minus_one(x, out):
+    # BUG: the tile is sized for n - 1 elements: for n = 2^k + 1 it covers 2^k, and the last is left out
+    n = x.numel()
+    block = triton.next_power_of_2(max(n - 1, 1))
+    max_kernel[(1,)](x, out, n, BLOCK_SIZE=block)
+
+
 CORRECT = [max_single_tile, max_single_tile_where, max_single_tile_loop, max_single_tile_scalar_loop]
 WRONG = [
     (max_other_zero, "wrong_sentinel"),
@@ -202,4 +222,6 @@ WRONG = [
     # Out holds the first program's partial, and the others' were written past its end.
     (max_partials_into_out, ("out_of_bounds_write", "first_tile_only")),
     (max_block_not_power_of_two, "exception"),
+    (max_finite_other, "wrong_values"),
+    (max_block_of_n_minus_one, "tail_not_processed"),
 ]

@@ -4,6 +4,8 @@ import torch
 import triton
 import triton.language as tl
 
+from utils.setup import runs_on_gpu
+
 BLOCK_SIZE = 1024  # elements per stage-1 program
 PARTIALS_BLOCK = 32  # partials per step of the stage-2 loop (small, so the loop matters from N > 32768)
 
@@ -218,6 +220,22 @@ def max_store_race(x, out):
 
 
 @triton.jit
+def max_kernel_load_max_store(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+    # BUG: out[0] loaded, combined and stored back by every program, with no atomic: right when the
+    # programs run one after another, as in the interpreter; on a GPU two read the same old maximum
+    tl.store(out_ptr, tl.maximum(tl.load(out_ptr), tl.max(x, axis=0)))
+
+
+def max_load_max_store(x, out):
+    n = x.numel()
+    out.fill_(float("-inf"))
+    max_kernel_load_max_store[(triton.cdiv(n, BLOCK_SIZE),)](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
+
+
+@triton.jit
 def partial_max_kernel_no_offset(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     pid = tl.program_id(axis=0)
     offsets = tl.arange(0, BLOCK_SIZE)  # BUG: pid * BLOCK_SIZE missing; every program reads tile 0
@@ -275,3 +293,5 @@ WRONG = [
     (max_store_race, "store_race"),
     (max_two_stage_stage1_min, "opposite_reduction"),
 ]
+if not runs_on_gpu():  # the interpreter's stores show the race; a GPU's results may or may not
+    WRONG.append((max_load_max_store, "unordered_stores"))

@@ -247,6 +247,21 @@ def min_two_stage_stage2_from_max(x, out):
     _launch_two_stage(partial_min_kernel, min_partials_kernel_copied_from_max, x, out)
 
 
+@triton.jit
+def min_partials_kernel_finite_start(partials_ptr, out_ptr, n_partials, BLOCK_SIZE: tl.constexpr):
+    # BUG: the running minimum starts at float32's largest, not +inf: an all-inf input returns 3.4e38
+    running = tl.full((BLOCK_SIZE,), 3.4028234663852886e38, dtype=tl.float32)
+    for start in range(0, n_partials, BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        block = tl.load(partials_ptr + offsets, mask=offsets < n_partials, other=float("inf"))
+        running = tl.minimum(running, block)
+    tl.store(out_ptr, tl.min(running, axis=0))
+
+
+def min_two_stage_finite_start(x, out):
+    _launch_two_stage(partial_min_kernel, min_partials_kernel_finite_start, x, out)
+
+
 CORRECT = [min_two_stage, min_two_stage_persistent, min_atomic, min_two_stage_where]
 WRONG = [
     (min_two_stage_stage2_from_max, "opposite_reduction"),
@@ -261,4 +276,5 @@ WRONG = [
     (min_two_stage_stage1_max, "opposite_reduction"),
     (min_store_race, "store_race"),
     (min_two_stage_no_mask, "out_of_bounds_read"),
+    (min_two_stage_finite_start, "wrong_values"),
 ]

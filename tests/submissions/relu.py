@@ -240,6 +240,19 @@ def relu_not_launched(x, out):
     relu_kernel[grid]  # BUG: the launch is never called: no (x, out, n, ...)
 
 
+@triton.jit
+def relu_kernel_abs_trick(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, (x + tl.abs(x)) * 0.5, mask=mask)  # BUG: x + |x| overflows past 1.7e38
+
+
+def relu_abs_trick(x, out):
+    n = x.numel()
+    relu_kernel_abs_trick[(triton.cdiv(n, BLOCK_SIZE),)](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
+
+
 CORRECT = [relu, relu_where, relu_product_fitted_block, relu_persistent]
 WRONG = [
     (relu_no_store_mask, "out_of_bounds_write"),
@@ -254,6 +267,7 @@ WRONG = [
     (relu_bfloat16, "float16_round_trip"),
     (relu_host_torch, "not_written"),
     (relu_not_launched, "not_written"),
+    (relu_abs_trick, "wrong_values"),
 ]
 if interpreting():  # Python's max() on a tile is wrong only in the interpreter
     WRONG += [

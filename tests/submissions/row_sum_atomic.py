@@ -26,7 +26,8 @@ def row_sum_atomic(x, out):
 
 @triton.jit
 def row_sum_splat_kernel(x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_SIZE: tl.constexpr):
-    # The other fix: a tile of BLOCK_SIZE pointers, all to out[row], one atomic per lane.
+    # BUG (of the exercise's contract): the notebook's Fix 2, a tile of BLOCK_SIZE pointers, all to
+    # out[row], one atomic per lane; right values, BLOCK_SIZE atomics where one per row is asked for.
     row = tl.program_id(axis=0)
     acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
     for col_start in range(0, n_cols, BLOCK_SIZE):
@@ -43,7 +44,8 @@ def row_sum_splat(x, out):
 
 @triton.jit
 def row_sum_atomic_per_tile_kernel(x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_SIZE: tl.constexpr):
-    # One scalar atomic per tile instead of per row: more atomics, the same sum.
+    # BUG (of the exercise's contract): one scalar atomic per tile instead of per row: the same sum, more
+    # atomics than the one per row the exercise asks for.
     row = tl.program_id(axis=0)
     for col_start in range(0, n_cols, BLOCK_SIZE):
         cols = col_start + tl.arange(0, BLOCK_SIZE)
@@ -81,7 +83,41 @@ def row_sum_atomic_row_blocks(x, out):
     )
 
 
+@triton.jit
+def row_sum_atomic_scalar_kernel(x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_SIZE: tl.constexpr):
+    # Each tile reduced at once into a scalar running sum; still one atomic per row, at the end.
+    row = tl.program_id(axis=0)
+    total = 0.0
+    for col_start in range(0, n_cols, BLOCK_SIZE):
+        cols = col_start + tl.arange(0, BLOCK_SIZE)
+        tile = tl.load(x_ptr + row * stride_row + cols * stride_col, mask=cols < n_cols, other=0.0)
+        total += tl.sum(tile.to(tl.float32), axis=0)
+    tl.atomic_add(out_ptr + row, total)
+
+
+def row_sum_atomic_scalar(x, out):
+    out.zero_()
+    row_sum_atomic_scalar_kernel[(x.shape[0],)](x, out, x.shape[1], x.stride(0), x.stride(1), BLOCK_SIZE=128)
+
+
 # ---- wrong ----
+
+
+@triton.jit
+def row_sum_store_kernel(x_ptr, out_ptr, n_cols, stride_row, stride_col, BLOCK_SIZE: tl.constexpr):
+    # BUG (of the exercise's contract): the row's sum stored, no atomic at all; right, as one program owns
+    # each row, but not the exercise.
+    row = tl.program_id(axis=0)
+    acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
+    for col_start in range(0, n_cols, BLOCK_SIZE):
+        cols = col_start + tl.arange(0, BLOCK_SIZE)
+        tile = tl.load(x_ptr + row * stride_row + cols * stride_col, mask=cols < n_cols, other=0.0)
+        acc += tile.to(tl.float32)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+def row_sum_store(x, out):
+    row_sum_store_kernel[(x.shape[0],)](x, out, x.shape[1], x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
 
 
 def row_sum_atomic_not_zeroed(x, out):
@@ -191,7 +227,7 @@ def row_sum_atomic_grid_over_columns(x, out):
     row_sum_atomic_kernel[(n_cols,)](x, out, n_cols, x.stride(0), x.stride(1), BLOCK_SIZE=BLOCK_SIZE)
 
 
-CORRECT = [row_sum_atomic, row_sum_splat, row_sum_atomic_per_tile, row_sum_atomic_row_blocks]
+CORRECT = [row_sum_atomic, row_sum_atomic_row_blocks, row_sum_atomic_scalar]
 WRONG = [
     (row_sum_atomic_not_zeroed, "stale_out"),
     (row_sum_atomic_no_row, "missing_row_offset"),
@@ -204,3 +240,7 @@ WRONG = [
 ]
 if not runs_on_gpu():  # on a GPU the far read is an illegal address, which ends the CUDA context
     WRONG.append((row_sum_atomic_grid_over_columns, "out_of_bounds_access"))
+    # right values, the atomics not one per row: counted in the interpreter only (utils.checker.races)
+    WRONG += [
+        (fn, "atomics_not_one_per_row") for fn in (row_sum_splat, row_sum_atomic_per_tile, row_sum_store)
+    ]

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from utils.checker import races
 from utils.checker.access import Region, access_bytes, pointer_names, report
 from utils.setup import interpreting
 
@@ -153,6 +154,7 @@ def _record(original: Callable) -> Callable:
         for key, arg in kwargs_hst.items():
             _collect(key, arg, regions)
         _regions = regions
+        races.new_launch(regions)
         return args_hst, kwargs_hst
 
     return _init_args_hst
@@ -193,13 +195,35 @@ def _checking(
         i = params.index(param)
         return args[i] if i < len(args) else kwargs.get(param)
 
+    kind = {"create_masked_load": "load", "create_masked_store": "store"}.get(original.__name__, "atomic")
+    stores = kind == "store" and "value" in params
+
     @functools.wraps(original)
     def wrapper(self, *args, **kwargs):
         mask = None if mask_param is None else get(args, kwargs, mask_param)
-        _check(lambda: op_name(lambda param: get(args, kwargs, param)), get(args, kwargs, ptr_param), mask)
+        ptrs = get(args, kwargs, ptr_param)
+        _check(lambda: op_name(lambda param: get(args, kwargs, param)), ptrs, mask)
+        if kind != "load":
+            _note(self, ptrs, mask, get(args, kwargs, "value") if stores else None, kind == "store")
         return original(self, *args, **kwargs)
 
     return wrapper
+
+
+def _note(builder: Any, ptrs: Any, mask: Any, value: Any, store: bool) -> None:
+    """Tell utils.checker.races of a plain store (its lanes, values and program) or of an atomic."""
+    if ptrs is None:
+        return
+    lanes = np.ones(np.shape(ptrs.data), dtype=bool) if mask is None else np.asarray(mask.data, dtype=bool)
+    try:
+        lanes = np.broadcast_to(lanes, np.shape(ptrs.data))
+    except ValueError:
+        return  # shapes the interpreter itself will refuse
+    if not store:
+        races.note_atomic(int(lanes.sum()))
+    elif value is not None and getattr(builder, "grid_idx", None) is not None:
+        values = np.broadcast_to(np.asarray(value.data), lanes.shape)
+        races.note_store(builder.grid_idx, builder.grid_dim, np.asarray(ptrs.data)[lanes], values[lanes])
 
 
 def _check(op: Callable[[], str], ptrs: Any, mask: Any) -> None:

@@ -91,15 +91,34 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "close maxima": lambda: _close_maxima(2 * u - 1),
         # Zeros, negative zeros and other values, for counting non-zeros: -0.0 == 0, so it is not counted.
         "sparse": lambda: torch.where(u < 0.4, 0.0, torch.where(u < 0.6, -0.0, 4 * u - 3)),
+        # Zeros and -0.0 among NaNs, +-1e-30 (its square is 0 in float32, and it is 0 in float16), +-1e-10
+        # (0 in float16, its square not 0 in float32) and +-1e-7 (below a threshold such as |x| > 1e-6):
+        # each is non-zero, NaN too.
+        "near zero": lambda: _near_zero(u),
         "hot": lambda: 100 + 200 * u,  # exp(x) overflows float32 from x = 88.7
         "cold": lambda: -200 - 200 * u,  # exp(x) is 0 in float32 below x = -103.3
         "offset": lambda: 1e4 + (2 * u - 1),  # a mean far larger than the spread: sum(x^2) - n mean^2 cancels
         # For logsumexp, whose masked logits are -inf: every entry -inf (the answer is -inf), and a run of
         # -inf longer than any tile up to 16,384 before mixed values, so that some programs see only -inf.
         "all -inf": lambda: torch.full((n,), -math.inf, dtype=torch.float64),
+        "all +inf": lambda: torch.full((n,), math.inf, dtype=torch.float64),
+        # Near float32's largest, 3.4e38: a finite stand-in for an infinity (other=-1e30, a running max
+        # started at -3.4e38) wins here, and x + |x| overflows past 1.7e38.
+        "huge": lambda: (2 * u - 1) * 3e38,
+        "huge negative": lambda: -(u + 1) * 1.5e38,
+        "huge positive": lambda: (u + 1) * 1.5e38,
         "-inf first": lambda: torch.where(torch.arange(n) < min(n - 1, 16384), -math.inf, 2 * u - 1),
     }[kind]()
     return data.to(dtype)
+
+
+def _near_zero(u: torch.Tensor) -> torch.Tensor:
+    sign = 1 - 2 * (torch.arange(u.numel()) % 2)
+    picks = [(0.3, 0.0), (0.45, -0.0), (0.5, math.nan), (0.6, 1e-30), (0.7, 1e-10), (0.8, 1e-7)]
+    data = 4 * u - 3
+    for bound, value in reversed(picks):
+        data = torch.where(u < bound, value * sign if value else value, data)
+    return data
 
 
 def _ties(u: torch.Tensor, offsets) -> torch.Tensor:

@@ -43,6 +43,12 @@ ERROR_HINTS = [
         "tl.store rather than the line that made the mismatch.",
     ),
     (
+        r"mask has unsupported dtype",
+        "A mask must be a tile of booleans, one per lane, shaped like the offsets: mask = offsets < n. A "
+        "comparison of one number, such as pid * BLOCK_SIZE < n, gives one boolean for the whole tile, "
+        "and the interpreter refuses it as a mask.",
+    ),
+    (
         r"0 active drivers",
         "Triton found no GPU, and its interpreter was off when this kernel was defined: run the notebook's "
         "set-up cell first (on a machine without a GPU it turns the interpreter on, TRITON_INTERPRET=1), "
@@ -71,7 +77,7 @@ def error_text(error: BaseException) -> str:
 def out_of_bounds_report(exercise: Exercise, case: Case, far_out: OutOfBoundsAccess) -> str:
     """A far-out access, caught by utils.checker.bounds before it could crash the interpreter."""
     return (
-        f"{exercise.id}: on case '{case.name}' your kernel reached memory far outside its tensors, "
+        f"{exercise.id}: on case '{case.name}' your kernel reached memory outside its tensors, "
         f"and the checker stopped it before it could crash Python:\n    {far_out}\n"
         f"Likely mistake: {exercise.mistakes['out_of_bounds_access'].message}"
     )

@@ -11,8 +11,8 @@ ENGINE_MISTAKES = {
     "it was given another tensor (out = torch.zeros_like(out) makes a new one, which the caller never "
     "sees; out.zero_() resets the caller's).",
     "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
-    "their answer into out (destination-passing style), e.g. with "
-    "tl.store(out_ptr + offsets, ...).",
+    "their answer into out (destination-passing style): with tl.store(out_ptr + offsets, ...) in the "
+    "kernel, or, for a result finished on the host, out.copy_(result).",
     "out_with_input_strides": "only the cases whose inputs are transposed or sliced fail, and on some of "
     "them the kernel wrote past the end of out, which is contiguous here, while the same values laid out "
     "contiguously pass: out was stored with an input's strides. Store out with its own, out.stride(0) "
@@ -20,9 +20,15 @@ ENGINE_MISTAKES = {
     "read_past_end": "a tl.load let lanes past a tensor's end through (no mask, or a mask wider than the "
     "tensor), and what they read stayed out of the result only because those lanes were never stored. "
     "On a GPU such a read may fault, or read another tensor's memory. Give every tl.load the mask of the "
-    "lanes its tensor has (for a vector such as weight, mask=cols < n_cols).",
+    "lanes its tensor has (offsets < n, not <= n; cols < n_cols for a row's columns or a weight).",
     "out_of_bounds_write": "the kernel wrote outside out: a tl.store (or atomic) without mask=offsets < n, "
-    "or output offsets that run past the end.",
+    "a mask one lane too wide (offsets <= n), or output offsets that run past the end.",
+    "unordered_stores": "several programs store into one element with a plain tl.store, and nothing orders "
+    "them: a running result that each program loads, combines with its own and stores back, a value each "
+    "program writes, or a store whose mask or offsets reach into another program's part. On a GPU two "
+    "programs can load the same old value, and one's part is lost; or the last to store wins. Combine "
+    "across programs with an atomic (tl.atomic_add, tl.atomic_max) into an out reset before the launch, or "
+    "store one partial per program and combine them in a second stage; keep each store in its own part.",
     "out_of_bounds_access": "a tl.load, tl.store or atomic with offsets that run far past a tensor: a "
     "missing mask (mask=offsets < n), a grid over the wrong axis (programs for "
     "columns where the kernel takes a row per program, or triton.cdiv with the "
@@ -35,7 +41,7 @@ ENGINE_MISTAKES = {
     "torch.empty scratch read where no program stored), or state that one call leaves "
     "for the next (a ticket or a workspace that is never reset).",
     "out_of_bounds_read": "the result depends on memory beyond the end of the input: a tl.load without "
-    "mask=offsets < n (or offsets that run past the end).",
+    "mask=offsets < n, a mask one lane too wide (offsets <= n), or offsets that run past the end.",
     "stale_out": "the answer includes whatever out held before the launch: atomics add onto the old "
     "contents, so reset out first ({reset}).",
     "produced_nan": "the result is NaN: {nan_hint}",
@@ -59,10 +65,13 @@ TILE_MESSAGES = {
     "wrong_sentinel": "the masked lanes past the end changed the result: other= must be the identity of "
     "the operation ({identity}).",
     "missing_program_offset": "every program worked on the first tile (or on a window that pid alone "
-    "shifts): the offsets are missing pid * BLOCK_SIZE (pid = tl.program_id(0)).",
-    "first_tile_only": "only the first tile (a power-of-two prefix of the input) was reduced: a grid of one "
-    "program without a loop, offsets missing pid * BLOCK_SIZE, or a second stage that "
-    "reads only its first block of partials.",
+    "shifts): the offsets are missing pid * BLOCK_SIZE (pid = tl.program_id(0); tl.program_id(1) is 0 on a "
+    "1-D grid).",
+    "first_tile_only": "only a prefix of the input was reduced, a power-of-two number of its first elements: "
+    "a grid of one program without a loop, a grid capped below triton.cdiv(n, BLOCK_SIZE) without a loop "
+    "over the rest, offsets missing pid * BLOCK_SIZE, a second stage that reads only its first block of "
+    "partials, or an n too small given to the kernel (a length read from another tensor: out.numel() where "
+    "x.numel() is meant).",
     "tail_not_processed": "the last, partial tile was skipped: the grid must be triton.cdiv(n, BLOCK_SIZE), "
     "not n // BLOCK_SIZE.",
     "grid_block_mismatch": "the grid and the kernel disagree on BLOCK_SIZE: the launch made "

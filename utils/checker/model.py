@@ -140,6 +140,9 @@ class Exercise:
     # exercise whose text promises out's strides: a kernel that writes out as if it were contiguous then
     # fails the strided cases. False: out is contiguous.
     strided_out: bool = False
+    # case -> how many atomic lanes a right call sends, for an exercise whose text sets it (one scalar atomic
+    # per row); judged in the interpreter only (utils.checker.races). None: any number.
+    atomic_lanes: Callable[[Case], int] | None = None
     # code -> codes that describe the same failures more closely: when one of them is named too, this code
     # is left out (every exercise: the rounding codes yield to a family's own float16 codes).
     yields: Mapping[str, frozenset[str]] = field(default_factory=dict)

@@ -35,7 +35,7 @@ import warnings
 
 import torch
 
-from utils.checker import keys, probes, second_looks
+from utils.checker import keys, probes, races, second_looks
 from utils.checker.access import find_out_of_bounds
 from utils.checker.bounds import guarded, take_near_reads
 from utils.checker.diagnose import diagnose
@@ -104,7 +104,8 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
     failing: list[Run] = []
     not_run: list[str] = []
     near_reads: dict[str, list[str]] = {}  # case name -> loads inside memory but outside a tensor (bounds)
-    take_near_reads()  # none left from calls before this check
+    accesses: dict[str, races.Accesses] = {}  # case name -> its stores' races, its atomic lanes (races)
+    take_near_reads(), races.take()  # none left from calls before this check
     for i, case in enumerate(cases):
         # In the interpreter, once a case has failed, a launch of very many programs is not run: it would
         # take minutes (about a millisecond a program) to add one more failing case to the report.
@@ -115,7 +116,7 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
             not_run.append(f"'{case.name}' ({skipped.kernel}: {skipped.programs:,} programs in one launch)")
             continue
         finally:
-            near_reads[case.name] = take_near_reads()
+            near_reads[case.name], accesses[case.name] = take_near_reads(), races.take()
         runs.append(run)
         if not correct(exercise, run):
             failing.append(run)
@@ -159,6 +160,8 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
         probes.combined_in_triton(exercise, call, cases)
     if not on_gpu:
         probes.reversed_order(exercise, call, cases)
+        # right in either order: stores that only the interpreter orders, or atomics not as asked
+        races.judge(exercise, [run.case for run in runs], accesses)
     note = ""
     if exercise.repeats > 1:
         if on_gpu:
@@ -244,14 +247,16 @@ def _garbage(seed: int, case: Case) -> float:
 
     It is scaled with the case (largest |x| times sqrt(N)) so that, added to a huge sum, it still stands
     out from rounding error, and rounded to out's dtype so that an untouched out equals it exactly. A
-    float16 out (the softmax's) holds probabilities, so its garbage is not scaled: it must stay finite.
+    float16 out (the softmax's) holds probabilities, so its garbage is not scaled. It stays finite: an
+    infinity would equal the answer of an all-inf input, or a sum that overflows (at most 2e37 then).
     """
     g = torch.Generator().manual_seed(10_000 + seed)
-    scale = max(1.0, case.inputs[0].abs().max().item() if case.n else 1.0) * math.sqrt(case.n)
+    finite = case.inputs[0][torch.isfinite(case.inputs[0])] if case.n else case.inputs[0]
+    scale = max(1.0, finite.abs().max().item() if finite.numel() else 1.0) * math.sqrt(case.n)
     if case.out_dtype != torch.float32:
         scale = 1.0
-    value = (1 if seed % 2 else -1) * (1000 + float(torch.randint(0, 1000, (1,), generator=g))) * scale
-    return float(torch.tensor(value, dtype=case.out_dtype))
+    value = (1 if seed % 2 else -1) * (1000 + float(torch.randint(0, 1000, (1,), generator=g)))
+    return float(torch.tensor(value * min(scale, 1e34), dtype=case.out_dtype))
 
 
 def _run(

@@ -140,7 +140,9 @@ def partials_finding(x: torch.Tensor, stages: list[Stage]) -> tuple[str, bool] |
 
 
 def _right_partials(x: torch.Tensor, flat: torch.Tensor) -> str | None:
-    """What right partials of x the scratch `flat` holds (see partials_finding), in words; None if none."""
+    """What right partials of x the scratch `flat` holds (see partials_finding), in words; None if none.
+    Where several reductions give the same partials (every one of an all-inf input's), all are named."""
+    found: list[tuple[str, int, str]] = []  # (reduction, tile, form), form "tile" or "program"
     for name, reduce, pad in _PARTIALS:
         rounding = name in _SUMS
         for b in (2**k for k in range(5, 17)):
@@ -150,16 +152,22 @@ def _right_partials(x: torch.Tensor, flat: torch.Tensor) -> str | None:
             per_tile = reduce(by_tile)
             scale = reduce(by_tile.abs()).abs() if rounding else per_tile.abs()
             if _close(flat[: len(by_tile)], per_tile, scale, rounding):
-                return f"the right {name} of each tile of {b} elements"
+                found.append((name, b, "tile"))
             programs = len(flat)
             if 1 < programs < len(by_tile):  # a persistent grid: program p strides over tiles
                 per_program = padded(per_tile, programs, pad).view(-1, programs)
                 extreme = name in ("maximum", "minimum")
                 strided = reduce(per_program.t()) if extreme else per_program.sum(0)
                 if _close(flat, strided, scale.sum() if rounding else strided.abs(), rounding):
-                    each = f"each of {programs} programs strides over"
-                    return f"the right {name} of the tiles of {b} elements that {each}"
-    return None
+                    found.append((name, b, "program"))
+    if not found:
+        return None
+    _, b, form = found[0]
+    names = [name for name, size, how in found if (size, how) == (b, form)]
+    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    if form == "tile":
+        return f"the right {said} of each tile of {b} elements"
+    return f"the right {said} of the tiles of {b} elements that each of {len(flat)} programs strides over"
 
 
 @contextlib.contextmanager

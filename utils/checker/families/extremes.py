@@ -74,17 +74,31 @@ def _extreme_predictions(case: Case, op: str) -> Predictions:
     return out
 
 
+# Every value beyond a finite stand-in for the identity (other=-1e30, a start at -3.4e38): the max's, and
+# the min's mirrored. N = 1000 and 6000 leave masked lanes in stage 1, and 6000 in a stage 2 too.
+_BEYOND_FINITE = {
+    "max": [(1000, "huge negative"), (6000, "all -inf")],
+    "min": [(1000, "huge positive"), (6000, "all +inf")],
+}
+
+
+def _max_cases(large: bool) -> list[Case]:
+    return vector_cases(large) + extra_cases(_BEYOND_FINITE["max"], seed=970)
+
+
 def _min_cases(large: bool) -> list[Case]:
     """The vector cases, with all-positive data where the max's are all negative (N = 65536, where no lane
     is masked, so that a min started at 0.0 shows without a wrong other= showing too; N = 6000, whose
     number of tiles is not a power of two, so that a stage 2's wrong other= shows)."""
     sizes = [(n, "positive" if n in (2**16, 6000) else kind) for n, kind in vector_sizes(large)]
+    sizes += _BEYOND_FINITE["min"]
     return [Case(describe(n, k), (values(n, k, seed=100 * i),), (1,)) for i, (n, k) in enumerate(sizes)]
 
 
 def _max_single_tile_cases(large: bool) -> list[Case]:
     # One program holds the whole array, so N stops at 65536 (2**16 lanes).
     sizes = [(n, k) for n, k in vector_sizes(False)] + [(50000, "negative"), (2**16, "positive")]
+    sizes += _BEYOND_FINITE["max"]
     return [Case(describe(n, k), (values(n, k, seed=7 + i),), (1,)) for i, (n, k) in enumerate(sizes)]
 
 
@@ -236,14 +250,17 @@ EXTREME_MESSAGES = {
     "wrong_initial_value": "the {extreme} included a starting value that is not in x: a running {extreme}, "
     "or out or a scratch that atomics combine into, started at 0.0 (tl.zeros, out.zero_() or torch.zeros, "
     "the habit from the sum), which wins on {beaten} data, or at the other infinity, which wins "
-    "everywhere. Start it at {start}: tl.full(..., {start}, tl.float32), or .fill_({start}).",
+    "everywhere; or masked lanes that load other=0.0 in a tile that always has some (a second stage's "
+    "tile wider than the partials, say). Start it at {start}: tl.full(..., {start}, tl.float32), or "
+    ".fill_({start}); and load masked lanes with other={start}.",
     "opposite_reduction": "out holds a {opposite} where the {extreme} belongs (in every stage, or in "
     "stage 1 or stage 2 alone): the kernel uses {opposite_fns} where a {extreme} needs {op_fns}.",
 }
 
 
-def _extreme(id, signature, description, hint, op, **fields) -> Exercise:
-    """A max or a min over the whole input, with the extremes' predictions and messages."""
+def _extreme(id, signature, description, hint, op, own=None, **fields) -> Exercise:
+    """A max or a min over the whole input, with the extremes' predictions and messages (`own`: the
+    exercise's own sentences for some codes)."""
     return total(
         id,
         signature,
@@ -252,7 +269,7 @@ def _extreme(id, signature, description, hint, op, **fields) -> Exercise:
         op,
         predictions=lambda case, on_gpu: _extreme_predictions(case, op),
         mistakes=mistakes(
-            {**TILE_MESSAGES, **SCALAR_MESSAGES, **EXTREME_MESSAGES},
+            {**TILE_MESSAGES, **SCALAR_MESSAGES, **EXTREME_MESSAGES, **(own or {})},
             **{"max": MAX_WORDS, "min": MIN_WORDS}[op],
         ),
         **fields,
@@ -280,6 +297,11 @@ EXERCISES = [
         "negative.",
         op="max",
         cases=_max_single_tile_cases,
+        own={
+            "tail_not_processed": "the end of x was left out: one program holds all of x, so its tile must "
+            "cover n lanes, BLOCK_SIZE = triton.next_power_of_2(n) (not of n - 1, nor a fixed size); with "
+            "several programs, the grid must be triton.cdiv(n, BLOCK_SIZE), not n // BLOCK_SIZE."
+        },
     ),
     _two_stage(
         "max_two_stage",
@@ -288,6 +310,7 @@ EXERCISES = [
         "start from notebook 02's two-stage sum, with a max in place of the sum; watch what the "
         "masked lanes load and what the running maximum starts at, in both stages.",
         op="max",
+        cases=_max_cases,
     ),
     _two_stage(
         "min_two_stage",

@@ -34,6 +34,10 @@ from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predi
 
 MESSAGES = {
     **TILE_MESSAGES,
+    "atomics_not_one_per_row": "each row must end in one scalar tl.atomic_add: reduce the row to one number "
+    "first (total = tl.sum(acc, axis=0)), then tl.atomic_add(out_ptr + row, total). More lanes than rows: "
+    "an atomic per lane (a tile of pointers to out[row], the notebook's Fix 2) or one per column tile; "
+    "none at all: a tl.store, right when one program owns its row, but not the exercise.",
     "first_tile_only": "only the first BLOCK_SIZE columns of each row (or of each program's chunk) were "
     "summed: the loop over the column tiles is missing, so a row longer than one tile loses the rest.",
     "tail_not_processed": "each row's last, partial tile of columns was skipped: loop with range(0, n_cols, "
@@ -210,7 +214,7 @@ def _rows_cases(large: bool) -> list[Case]:
     return [*_row_cases(large), Case(name, (x,), (7,), keywords=(("BLOCK_ROWS", 2),))]
 
 
-def rows(id, signature, description, hint, identity=None, cases=_row_cases) -> Exercise:
+def rows(id, signature, description, hint, identity=None, cases=_row_cases, atomic_lanes=None) -> Exercise:
     split = cases is _split_cases
     return Exercise(
         id=id,
@@ -227,6 +231,7 @@ def rows(id, signature, description, hint, identity=None, cases=_row_cases) -> E
         | ({"called_n_splits": "n_splits_not_followed"} if split else {}),
         trait_probes={"fp16": float16_exact},
         yields={code: frozenset({"n_splits_not_followed"}) for code in CALL_DEPENDENT} if split else {},
+        atomic_lanes=atomic_lanes,
     )
 
 
@@ -245,6 +250,7 @@ EXERCISES = [
         "start from the broken kernel of the error section; watch the verifier's rule (pointer, value "
         "and mask of one shape), and what an atomic adds onto: the checker's out is not clean.",
         identity=0.0,
+        atomic_lanes=lambda case: case.inputs[0].shape[0],  # one scalar atomic per row
     ),
     rows(
         "row_sum_split",

@@ -44,6 +44,8 @@ MESSAGES = {
     "missing_finish": "out holds the combined sum: take {finish} once, after the combine ({finish_where}).",
     "wrong_predicate": "the count is of the wrong elements: count x != 0 (negative values are non-zero; "
     "-0.0 == 0 is zero).",
+    "nan_not_counted": "every non-zero was counted but the NaNs: NaN is not 0, and x != 0 is True for it, "
+    "but a test such as (x > 0) | (x < 0), or tl.abs(x) > 0, is False for NaN. Count x != 0.",
     "missing_transform": "the values were not squared: out is the sqrt of the plain sum of x (NaN where "
     "that sum is negative). The L2 norm squares each element inside the reduction, "
     "tl.sum(x * x, axis=0), then takes the sqrt once.",
@@ -195,7 +197,11 @@ def _count_cases(large: bool) -> list[Case]:
         # Counts up to 2048 are exact in float16; past it, only even counts up to 4096, and so on.
         traits = frozenset({"fp16_inexact"} if (x != 0).sum() > 2048 else ())
         cases.append(Case(describe(n, kind), (x,), (1,), traits=traits))
-    return cases + [_fp16_exact_case()]
+    # Off the grid: NaN, and values too small for a square, a float16 or a threshold to keep non-zero
+    near_zero = [
+        Case(describe(n, "near zero"), (values(n, "near zero", seed=590 + n),), (1,)) for n in (7, 3001)
+    ]
+    return cases + [_fp16_exact_case()] + near_zero
 
 
 def _transformed_predictions(case: Case, on_gpu: bool, transform, finish=lambda s: s) -> Predictions:
@@ -252,14 +258,18 @@ def _count_predictions(case: Case, on_gpu: bool) -> Predictions:
     out = scalar_predictions(Case(case.name, ((x != 0).double(),), (1,)), "sum")
     for name, chosen in (("> 0", x > 0), ("< 0", x < 0), ("== 0", x == 0)):
         predict(out, "wrong_predicate", name, chosen.sum())
+    if x.isnan().any():  # (x > 0) | (x < 0), or |x| > 0: False for NaN, which is not 0
+        predict(out, "nan_not_counted", None, ((x != 0) & ~x.isnan()).sum())
     predict(out, "summed_values", "x", x.sum())  # exact in float32: the count's battery is on a grid
     predict(out, "summed_values", "|x|", x.abs().sum())
     put = Scalars()
     persistent_predictions((x != 0).double(), None, put, on_gpu)
     lossy_predictions(case.inputs[0], lambda t: (t != 0).to(t.dtype), put, count=True)
     put.into(out)
-    # x.to(tl.int32) != 0: truncated toward zero, every value between -1 and 1 counts as zero.
-    predict(out, "integer_truncation", "x", (x.abs() >= 1).sum())
+    # x.to(tl.int32) != 0: truncated toward zero, every value between -1 and 1 counts as zero. A NaN becomes
+    # 0 on a GPU (cvt.rzi) and the smallest int32 in the interpreter (numpy): either may be counted.
+    truncated = (x.abs() >= 1).sum()
+    predict(out, "integer_truncation", "x", truncated, truncated + x.isnan().sum())
     return out
 
 
