@@ -202,7 +202,8 @@ def report(op: str, outside: np.ndarray, lanes: int, size: int, regions: list[Re
         past = 0
         where = f"past the edge of the memory of {what}"
     message = (
-        f"{op} reached {where}: {count} were outside every tensor the kernel was given. "
+        f"{op} reached {where}: {count} were outside the memory of every tensor the kernel was given "
+        "(the guard zones the checker puts around a tensor count as its memory). "
         "Check the offsets (and the grid) that build these pointers, and the mask."
     )
     return OutOfBoundsAccess(message, op, r.name, past, len(outside), lanes, address, r.numel)
