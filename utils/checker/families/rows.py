@@ -56,9 +56,9 @@ MESSAGES = {
     "the sum went through float16, which loses precision and overflows past 65504: added in it (convert "
     "each tile with .to(tl.float32) before adding) or converted to it before the store (out is float32: "
     "store the float32 sum).",
-    "store_race": "each row's out holds one part of its sum, the last: several programs stored into one "
-    "row's element with a plain tl.store (the last writer won), or the loop over the row's column tiles "
-    "resets or assigns its accumulator (acc = ... inside the loop), so that only its last tile counts. "
+    "store_race": "each row's out holds one part of its sum, the last: the loop over the row's column tiles "
+    "resets or assigns its accumulator (acc = ... inside the loop), so that only its last tile counts, or "
+    "several programs stored into one row's element with a plain tl.store (the last writer won). "
     "One program per row (or tile of rows) adds every tile into an accumulator made before the loop and "
     "stores once; several programs per row combine with tl.atomic_add into a zeroed out.",
     "reset_after_launch": "out holds only zeros: it was reset after the launch, which wipes what the kernel "
