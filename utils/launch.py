@@ -344,7 +344,7 @@ def with_launchers(module) -> list[str]:
         # a jit kernel, or in the interpreter an InterpretedFunction: KernelInterfaces, as the wrappers are
         if isinstance(jit, KernelInterface) and not isinstance(jit, (Autotuner, Heuristics)):
             jits[name], sources[name] = value, inspect.getsource(jit.fn)
-    replaced = [name for name in jits if name not in jit_helpers(sources)]
-    for name in replaced:
+    helpers = jit_helpers(sources)
+    for name in jits.keys() - helpers:
         setattr(module, name, Launcher(jits[name]))
-    return replaced
+    return [name for name in jits if name not in helpers]

@@ -202,42 +202,48 @@ def _checking(
     def wrapper(self, *args, **kwargs):
         mask = None if mask_param is None else get(args, kwargs, mask_param)
         ptrs = get(args, kwargs, ptr_param)
-        _check(lambda: op_name(lambda param: get(args, kwargs, param)), ptrs, mask)
-        if kind != "load":
-            _note(self, ptrs, mask, get(args, kwargs, "value") if stores else None, kind == "store")
+        through = _lanes(ptrs, mask)
+        if through is not None:
+            addresses, lanes = through
+            _check(lambda: op_name(lambda param: get(args, kwargs, param)), ptrs, addresses[lanes])
+            if kind != "load":
+                value = get(args, kwargs, "value") if stores else None
+                _note(self, addresses, lanes, value, kind == "store")
         return original(self, *args, **kwargs)
 
     return wrapper
 
 
-def _note(builder: Any, ptrs: Any, mask: Any, value: Any, store: bool) -> None:
-    """Tell utils.checker.races of a plain store (its lanes, values and program) or of an atomic."""
+def _lanes(ptrs: Any, mask: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """The addresses of `ptrs` and, broadcast to one shape with them, the lanes `mask` lets through; None
+    without pointers, or for shapes that do not broadcast (the interpreter itself will refuse them)."""
     if ptrs is None:
-        return
-    lanes = np.ones(np.shape(ptrs.data), dtype=bool) if mask is None else np.asarray(mask.data, dtype=bool)
+        return None
+    addresses = np.asarray(ptrs.data)
+    if mask is None:
+        return addresses, np.ones(addresses.shape, dtype=bool)
     try:
-        lanes = np.broadcast_to(lanes, np.shape(ptrs.data))
+        addresses, lanes = np.broadcast_arrays(addresses, np.asarray(mask.data, dtype=bool))
     except ValueError:
-        return  # shapes the interpreter itself will refuse
+        return None
+    return addresses, lanes
+
+
+def _note(builder: Any, addresses: np.ndarray, lanes: np.ndarray, value: Any, store: bool) -> None:
+    """Tell utils.checker.races of a plain store (its lanes, values and program) or of an atomic."""
     if not store:
         races.note_atomic(int(lanes.sum()))
     elif value is not None and getattr(builder, "grid_idx", None) is not None:
         values = np.broadcast_to(np.asarray(value.data), lanes.shape)
-        races.note_store(builder.grid_idx, builder.grid_dim, np.asarray(ptrs.data)[lanes], values[lanes])
+        races.note_store(builder.grid_idx, builder.grid_dim, addresses[lanes], values[lanes])
 
 
-def _check(op: Callable[[], str], ptrs: Any, mask: Any) -> None:
-    """Raise OutOfBoundsAccess if a lane of `ptrs` that `mask` lets through is outside every region."""
+def _check(op: Callable[[], str], ptrs: Any, addresses: np.ndarray) -> None:
+    """Raise OutOfBoundsAccess if one of `addresses`, the lanes of `ptrs` a mask let through, is outside
+    every region."""
     regions = _regions
-    if regions is None or ptrs is None:
+    if regions is None:
         return
-    addresses = np.asarray(ptrs.data)
-    if mask is not None:
-        try:
-            addresses, lanes_in = np.broadcast_arrays(addresses, np.asarray(mask.data, dtype=bool))
-        except ValueError:
-            return  # shapes the interpreter itself will refuse
-        addresses = addresses[lanes_in]
     addresses = addresses.astype(np.uint64, copy=False).ravel()
     if addresses.size == 0:
         return

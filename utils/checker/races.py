@@ -22,11 +22,12 @@ from utils.checker.access import Region
 from utils.checker.model import Case, Exercise
 from utils.checker.report import ExerciseFailed
 
-_launch = 0  # the number of the launch running now
-_regions: list[Region] = []  # its tensor arguments, to name an element
-_stores: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (launch, program, addresses, value bits)
-_programs: dict[int, tuple[int, ...]] = {}  # a program's number in the launch -> its ids, to name it
-_atomic_launches: set[int] = set()
+# The launch running now: its tensor arguments (to name an element), its plain stores (program, addresses,
+# value bits), its programs' ids by their number (to name them), and whether it ran an atomic
+_regions: list[Region] = []
+_stores: list[tuple[int, np.ndarray, np.ndarray]] = []
+_programs: dict[int, tuple[int, ...]] = {}
+_atomic_in_launch = False
 _atomic_lanes = 0  # lanes the atomics let through, since the last take
 _found: list[str] = []  # one sentence per launch whose stores raced
 
@@ -39,9 +40,8 @@ class Accesses:
 
 def new_launch(regions: list[Region]) -> None:
     """A launch begins: judge the one before, and name elements by these tensor arguments from now on."""
-    global _launch, _regions
+    global _regions
     _judge_launch()
-    _launch += 1
     _regions = regions
 
 
@@ -54,12 +54,12 @@ def note_store(
     bits = values.view(f"u{values.dtype.itemsize}").astype(np.uint64)
     number = program[0] + grid[0] * (program[1] + grid[1] * program[2])
     _programs[number] = tuple(p for p, size in zip(program, grid) if size > 1) or (0,)
-    _stores.append((_launch, number, addresses.astype(np.uint64).reshape(-1), bits))
+    _stores.append((number, addresses.astype(np.uint64).reshape(-1), bits))
 
 
 def note_atomic(lanes: int) -> None:
-    global _atomic_lanes
-    _atomic_launches.add(_launch)
+    global _atomic_in_launch, _atomic_lanes
+    _atomic_in_launch = True
     _atomic_lanes += lanes
 
 
@@ -106,15 +106,16 @@ def judge(exercise: Exercise, cases: list[Case], accesses: dict[str, Accesses]) 
 def _judge_launch() -> None:
     """If the launch now ending has no atomic, record the first element that two of its programs left with
     different values (each program's last store into it counts)."""
-    stores = [s for s in _stores if s[0] == _launch]
+    global _atomic_in_launch
+    stores, names, atomic = list(_stores), dict(_programs), _atomic_in_launch
     _stores.clear()
-    names = dict(_programs)
     _programs.clear()
-    if not stores or _launch in _atomic_launches or len({s[1] for s in stores}) < 2:
+    _atomic_in_launch = False
+    if atomic or len(names) < 2:
         return
-    addresses = np.concatenate([s[2] for s in stores])
-    bits = np.concatenate([s[3] for s in stores])
-    programs = np.concatenate([np.full(s[2].size, s[1], dtype=np.int64) for s in stores])
+    addresses = np.concatenate([s[1] for s in stores])
+    bits = np.concatenate([s[2] for s in stores])
+    programs = np.concatenate([np.full(s[1].size, s[0], dtype=np.int64) for s in stores])
     sequence = np.arange(addresses.size)
     # each program's last store into each address
     order = np.lexsort((sequence, programs, addresses))
