@@ -388,6 +388,16 @@ def test_a_mistake_nobody_listed_is_described_and_not_misnamed(exercise_id, fn, 
     assert all(finding.text in str(failure) for finding in failure.findings)
 
 
+def test_an_input_the_call_changed_is_named():
+    """x += y stored into x: the report names x, the input whose values the call changed, and not y."""
+    from tests.submissions.vector_add import vector_add_in_place
+
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("vector_add", vector_add_in_place)
+    assert "input_modified" in excinfo.value.diagnoses
+    assert "Changed by the call: x." in str(excinfo.value)
+
+
 def test_right_partials_and_a_wrong_combine_are_told_apart():
     """A two-stage sum whose stage 2 reads only its first block of partials: utils.checker.stages finds the
     partials right after launch 1, so the report says the error comes after them."""

@@ -237,3 +237,45 @@ def test_the_strided_trait_is_probed_on_the_same_values_laid_out_contiguously():
     assert again.layout == "contiguous" and "strided" not in again.traits
     assert all(torch.equal(a, b) for a, b in zip(again.inputs, case.inputs))
     assert exercise.trait_probe("no such trait") is None
+
+
+@pytest.mark.parametrize(
+    "exercise_id", ["softmax_backward", "layer_norm_dx", "rms_norm_dx", "layer_norm_dw_db"]
+)
+def test_the_probes_second_input_is_one_the_exercise_allows(exercise_id):
+    """The probes' call B (Exercise.other_values) of an exercise whose inputs derive from one another: y a
+    softmax, the statistics those a forward saves for B's x (every input times -1.5 gave an rstd below 0)."""
+    from utils.checker.families.norm_backward import rms_statistics, saved_statistics
+
+    exercise = EXERCISES[exercise_id]
+    case = next(c for c in exercise.cases(False) if c.inputs[0].shape[0] > 2)
+    inputs, how = exercise.other_values(case.inputs)
+    assert [t.shape for t in inputs] == [t.shape for t in case.inputs] and how
+    assert not torch.equal(inputs[0], case.inputs[0])
+    x = inputs[0]
+    if exercise_id == "softmax_backward":
+        torch.testing.assert_close(inputs[0].double().sum(dim=1), torch.ones(x.shape[0], dtype=torch.float64))
+    elif exercise_id == "rms_norm_dx":
+        assert torch.equal(inputs[-1], rms_statistics(x))
+    else:
+        assert all(torch.equal(a, b) for a, b in zip(inputs[-2:], saved_statistics(x)))
+        assert bool((inputs[-1] > 0).all())
+
+
+def test_an_optional_case_is_skipped_by_a_function_without_its_keyword():
+    """notebook 09's looped norms take no BLOCK_ROWS: the case that asks for one is theirs to skip; a case
+    that is not optional is not (eps), nor is an optional one for a function that takes the keyword."""
+    case = Case("c", (torch.ones(2, 2),), (2, 2), keywords=(("BLOCK_ROWS", 1),), optional=True)
+
+    def without(x, weight, out, eps=1e-5):
+        pass
+
+    def with_it(x, weight, out, eps=1e-5, BLOCK_ROWS=None, num_warps=None):
+        pass
+
+    def any_keywords(x, weight, out, **options):
+        pass
+
+    assert case.skipped_by(without)
+    assert not case.skipped_by(with_it) and not case.skipped_by(any_keywords)
+    assert not Case("c", case.inputs, (2, 2), keywords=(("eps", 1e-3),)).skipped_by(without)

@@ -1,6 +1,7 @@
-"""Submissions for `layer_norm(x, weight, bias, out, eps=1e-5)`: each row of a 2-D x of any strides,
-float16 or float32, normalised to mean 0 and variance 1 (the biased variance, eps inside the square
-root), scaled by weight and shifted by bias per column, into out (x's shape and dtype).
+"""Submissions for `layer_norm(x, weight, bias, out, eps=1e-5, BLOCK_ROWS=None, num_warps=None)`: each
+row of a 2-D x of any strides, float16 or float32, normalised to mean 0 and variance 1 (the biased
+variance, eps inside the square root), scaled by weight and shifted by bias per column, into out (x's
+shape and dtype, its own strides).
 
 The wrong ones are the row-in-registers kernel below with one mistake each, chosen by the constexpr
 MISTAKE (each value compiles to its own kernel); tests/submissions/rms_norm.py uses the same kernel with
@@ -67,6 +68,9 @@ def norm_row_kernel(
     else:
         xc = x
         var = tl.sum(x * x, axis=0) / n
+        if MISTAKE == "squares in x's dtype":  # squared before the conversion: 300^2 is inf in float16
+            x_raw = tl.load(x_row, mask=mask, other=0.0)
+            var = tl.sum((x_raw * x_raw).to(tl.float32), axis=0) / n
         if MISTAKE == "sums in x's dtype":
             var = tl.sum(x * x, axis=0).to(x.dtype).to(tl.float32) / n
     if MISTAKE == "no eps":
@@ -95,13 +99,14 @@ def _warps(block):
     return 4 if block <= 2048 else 8 if block <= 8192 else 16
 
 
-def _row_in_registers(mistake="none", centred=True, fixed_eps=None):
+def _row_in_registers(mistake="none", centred=True, fixed_eps=None, zero_replaced=False):
     # fixed_eps: a constant the kernel gets whatever eps the call passes (the eps_value and eps_ignored
-    # mistakes)
-    def launch(x, weight, bias, out, eps=EPS):
+    # mistakes); zero_replaced: eps or EPS, which turns the call's eps=0.0 into EPS
+    def launch(x, weight, bias, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
         n_rows, n_cols = x.shape
         block = triton.next_power_of_2(n_cols)
         eps = eps if fixed_eps is None else fixed_eps
+        eps = (eps or EPS) if zero_replaced else eps
         norm_row_kernel[(n_rows,)](
             x, weight, bias, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps,
             CENTRED=centred, BLOCK=block, MISTAKE=mistake, num_warps=_warps(block),
@@ -109,13 +114,15 @@ def _row_in_registers(mistake="none", centred=True, fixed_eps=None):
 
     if centred:
         layer_norm = launch
-        layer_norm.__name__ = f"layer_norm_{mistake.replace(' ', '_')}"
+        layer_norm.__name__ = f"layer_norm_{mistake.replace(' ', '_')}" + (
+            "_eps_or_default" if zero_replaced else ""
+        )
         return layer_norm
 
-    def rms_norm(x, weight, out, eps=EPS):
-        launch(x, weight, weight, out, eps)  # no bias: the kernel never reads it
+    def rms_norm(x, weight, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
+        launch(x, weight, weight, out, eps, BLOCK_ROWS, num_warps)  # no bias: the kernel never reads it
 
-    rms_norm.__name__ = f"rms_norm_{mistake.replace(' ', '_')}"
+    rms_norm.__name__ = f"rms_norm_{mistake.replace(' ', '_')}" + ("_eps_or_default" if zero_replaced else "")
     return rms_norm
 
 
@@ -147,7 +154,7 @@ def layer_norm_looped_kernel(
         tl.store(out_row + cols * so_col, ((x - mean) * rstd * w + b).to(out_ptr.dtype.element_ty), mask=mask)
 
 
-def layer_norm_looped(x, weight, bias, out, eps=EPS):
+def layer_norm_looped(x, weight, bias, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
     n_rows, n_cols = x.shape
     args = (x, weight, bias, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps)
     layer_norm_looped_kernel[(n_rows,)](*args, BLOCK=256)
@@ -187,7 +194,7 @@ def layer_norm_merged_kernel(
         tl.store(out_row + cols * so_col, ((x - mean) * rstd * w + b).to(out_ptr.dtype.element_ty), mask=mask)
 
 
-def layer_norm_merged(x, weight, bias, out, eps=EPS):
+def layer_norm_merged(x, weight, bias, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
     n_rows, n_cols = x.shape
     args = (x, weight, bias, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps)
     layer_norm_merged_kernel[(n_rows,)](*args, BLOCK=512)
@@ -226,12 +233,22 @@ def layer_norm_rows_kernel(
     )
 
 
-def layer_norm_rows(x, weight, bias, out, eps=EPS):
+def layer_norm_rows(x, weight, bias, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
     n_rows, n_cols = x.shape
     block = triton.next_power_of_2(n_cols)
-    rows = max(1, min(64, 2048 // block))
+    rows = BLOCK_ROWS or max(1, min(64, 2048 // block))
     args = (x, weight, bias, out, n_rows, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1))
     layer_norm_rows_kernel[(triton.cdiv(n_rows, rows),)](*args, eps, ROWS=rows, BLOCK=block)
+
+
+def layer_norm_rows_grid_from_rule(x, weight, bias, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
+    # the kernel's tile from the call's BLOCK_ROWS, the grid from the rule's: rows left out when the call's
+    # tile is the smaller
+    n_rows, n_cols = x.shape
+    block = triton.next_power_of_2(n_cols)
+    rule = max(1, min(64, 2048 // block))
+    args = (x, weight, bias, out, n_rows, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1))
+    layer_norm_rows_kernel[(triton.cdiv(n_rows, rule),)](*args, eps, ROWS=BLOCK_ROWS or rule, BLOCK=block)
 
 
 def _eps(value):
@@ -258,7 +275,9 @@ WRONG = [
     (_row_in_registers("first row only"), "missing_row_offset"),
     (_row_in_registers("n_cols as stride"), "ignores_strides"),
     (_row_in_registers("sums in x's dtype"), "fp16_accumulation"),
-    (_row_in_registers("x's strides for out"), "out_with_input_strides"),
+    # out is laid out as x is but in the mixed case (x transposed, out sliced), the only one that fails
+    (_row_in_registers("x's strides for out"), "ignores_strides"),
+    (layer_norm_rows_grid_from_rule, "block_rows_not_followed"),
 ]
 if interpreting():  # only the interpreter's guard sees a read that the store's mask then discards
     WRONG.append((_row_in_registers("weight unmasked"), "read_past_end"))

@@ -39,7 +39,12 @@ def dx_rows_kernel(
     w = tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0)
     mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0)
     rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0)
+    if MISTAKE == "rstd recomputed":  # from x, with notebook 09's eps, the saved rstd ignored
+        centred = tl.where(mask, x - mean[:, None], 0.0)
+        rstd = 1.0 / tl.sqrt(tl.sum(centred * centred, axis=1) / n_cols + 1e-5)
     xhat = tl.where(mask, (x - mean[:, None].to(x.dtype)) * rstd[:, None].to(x.dtype), 0.0)
+    if MISTAKE == "scaled first":  # x * rstd - mean * rstd: two large, nearly equal terms where the mean is
+        xhat = tl.where(mask, x * rstd[:, None] - mean[:, None] * rstd[:, None], 0.0)
     g = dy if MISTAKE == "no w" else dy * w[None, :].to(dy.dtype)
     count = n_cols - 1 if MISTAKE == "n_cols - 1" else n_cols
     if MISTAKE == "tile width":
@@ -145,6 +150,11 @@ def layer_norm_dx_looped(x, w, dy, mean, rstd, dx):
     )
 
 
+def layer_norm_dx_into_a_copy(x, w, dy, mean, rstd, dx):
+    # launched on dx.contiguous(), never copied back: a strided dx is a copy there, and stays as it was
+    _rows()(x, w, dy, mean, rstd, dx.contiguous())
+
+
 CORRECT = [_rows(), _rows(block_rows=1), layer_norm_dx_looped]
 
 WRONG = [
@@ -159,4 +169,7 @@ WRONG = [
     (_rows(dx_contiguous=True), "ignores_strides"),  # dx's strides taken as a contiguous matrix's
     # float16 all the way: only the float16 cases fail, one of them sliced: the sums, not the strides
     (_rows("float16 sums"), "fp16_accumulation"),
+    (_rows("scaled first"), "cancels_digits"),  # only the rows of mean 3,000 fail
+    (_rows("rstd recomputed"), "rstd_recomputed"),  # only the case saved with eps = 1e-3 fails
+    (layer_norm_dx_into_a_copy, "strided_out_not_written"),
 ]

@@ -1,7 +1,7 @@
-"""Submissions for `rms_norm(x, weight, out, eps=1e-5)`: each row of a 2-D x of any strides, float16 or
-float32, divided by the square root of its mean square plus eps and scaled by weight per column, into out
-(x's shape and dtype). The wrong ones are layer_norm's row-in-registers kernel with CENTRED=False and one
-mistake each."""
+"""Submissions for `rms_norm(x, weight, out, eps=1e-5, BLOCK_ROWS=None, num_warps=None)`: each row of a
+2-D x of any strides, float16 or float32, divided by the square root of its mean square plus eps and
+scaled by weight per column, into out (x's shape and dtype, its own strides). The wrong ones are
+layer_norm's row-in-registers kernel with CENTRED=False and one mistake each."""
 
 import triton
 import triton.language as tl
@@ -30,7 +30,7 @@ def rms_norm_looped_kernel(
         tl.store(out_row + cols * so_col, (x * rstd * w).to(out_ptr.dtype.element_ty), mask=mask)
 
 
-def rms_norm_looped(x, weight, out, eps=EPS):
+def rms_norm_looped(x, weight, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
     n_rows, n_cols = x.shape
     args = (x, weight, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps)
     rms_norm_looped_kernel[(n_rows,)](*args, BLOCK=128)
@@ -65,16 +65,16 @@ def rms_norm_rows_kernel(
     )
 
 
-def rms_norm_rows(x, weight, out, eps=EPS):
+def rms_norm_rows(x, weight, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
     n_rows, n_cols = x.shape
     block = triton.next_power_of_2(n_cols)
-    rows = max(1, min(64, 4096 // block))
+    rows = BLOCK_ROWS or max(1, min(64, 4096 // block))
     args = (x, weight, out, n_rows, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps)
     rms_norm_rows_kernel[(triton.cdiv(n_rows, rows),)](*args, ROWS=rows, BLOCK=block, num_warps=8)
 
 
-def _rms(mistake="none", fixed_eps=None):
-    return _row_in_registers(mistake, centred=False, fixed_eps=fixed_eps)
+def _rms(mistake="none", fixed_eps=None, zero_replaced=False):
+    return _row_in_registers(mistake, centred=False, fixed_eps=fixed_eps, zero_replaced=zero_replaced)
 
 
 def _eps(value):
@@ -96,4 +96,6 @@ WRONG = [
     (_rms("first row only"), "missing_row_offset"),
     (_rms("n_cols as stride"), "ignores_strides"),
     (_rms("sums in x's dtype"), "fp16_accumulation"),
+    (_rms("squares in x's dtype"), "fp16_accumulation"),  # the float16 rows near 300
+    (_rms(zero_replaced=True), "eps_ignored"),  # eps or 1e-5: only the case called with eps=0.0 fails
 ]

@@ -37,6 +37,8 @@ def rms_dx_rows_kernel(
         x, dy = x.to(tl.float32), dy.to(tl.float32)
     w = tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0)
     rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0)
+    if MISTAKE == "rstd recomputed":  # from x, with notebook 09's eps, the saved rstd ignored
+        rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=1) / n_cols + 1e-5)
     xhat = x * rstd[:, None].to(x.dtype)  # a masked lane loads 0: its xhat is 0
     g = dy if MISTAKE == "no w" else dy * w[None, :].to(dy.dtype)
     count = n_cols - 1 if MISTAKE == "n_cols - 1" else n_cols
@@ -148,4 +150,5 @@ WRONG = [
     (_rows(n_cols_as_stride=True), "ignores_strides"),
     (_rows(dx_contiguous=True), "ignores_strides"),  # dx's strides taken as a contiguous matrix's
     (_rows("float16 sums"), "fp16_accumulation"),
+    (_rows("rstd recomputed"), "rstd_recomputed"),  # only the case saved with eps = 1e-3 fails
 ]

@@ -169,6 +169,11 @@ def softmax_backward_wrong_axis(y, dy, dx):
     dx.copy_((y.float() * (dy.float() - s)).to(dx.dtype))
 
 
+def softmax_backward_into_a_copy(y, dy, dx):
+    # launched on dx.contiguous(), never copied back: a strided dx is a copy there, and stays as it was
+    _row()(y, dy, dx.contiguous())
+
+
 CORRECT = [_row(), softmax_backward_looped, softmax_backward_rows]
 
 WRONG = [
@@ -181,6 +186,7 @@ WRONG = [
     (_row(dx_contiguous=True), "ignores_strides"),
     (_row(y_strides_for="dx"), "ignores_strides"),  # wrong only where dx is laid out unlike y
     (_row(y_strides_for="dy"), "ignores_strides"),
+    (softmax_backward_into_a_copy, "strided_out_not_written"),
     (_row("parentheses"), "wrong_values"),
     (softmax_backward_last_tile_sum, "wrong_values"),
     # the row's dot product divided by n_cols: no prediction names it

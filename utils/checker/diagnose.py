@@ -14,7 +14,7 @@ from collections.abc import Callable
 import torch
 
 from utils.checker.judge import PREDICTED_UP_TO, SHARP, Run, close, explains, stale_slack
-from utils.checker.model import Exercise
+from utils.checker.model import Exercise, out_layout
 from utils.checker.predictions import Alternatives, Form, Predictions
 
 
@@ -58,10 +58,12 @@ def _traits(
         # prediction of the code does (a trait alone named any mistake that spared the other cases).
         probed = exercise.trait_probe(trait) is not None
         predicted = not probed and predicted_on_failing(code)
-        # an element never written points to another mistake, except where out's own strides are in play:
-        # stored with wrong ones, a strided out keeps some of its garbage
+        # an element never written points to another mistake, except where out's own strides are in play
+        # (stored with wrong ones, a strided out keeps some of its garbage) or a call's tiling is (a grid
+        # that did not follow it leaves rows out)
         out_strided = exercise.strided_out and trait == "strided"
-        unwritten = not out_strided and any(bool((run.result == run.garbage).any()) for run in wrong_values)
+        leaves_out = out_strided or trait.startswith("called_")
+        unwritten = not leaves_out and any(bool((run.result == run.garbage).any()) for run in wrong_values)
         # float16 holds at most 65504: a finite value past 65504 times the elements could not have gone
         # through it (a torch.empty slot read by a stage 2 gives 1e22, and may spare the probe by chance)
         beyond = trait.startswith("fp16") and any(_past_float16(run) for run in wrong_values)
@@ -103,6 +105,11 @@ def diagnose(
     if all(run.untouched for run in runs):
         returned = any(run.returned is not None for run in runs)
         return [*codes, "returned_instead_of_out" if returned else "not_written"]
+    # out left as it was exactly where it is a strided view (an exercise whose out comes with strides),
+    # right elsewhere: the results went to another tensor, such as the copy that out.contiguous() makes
+    strided = [run for run in runs if out_layout(exercise, run.case) != "contiguous"]
+    if strided and {id(r) for r in strided} == {id(r) for r in failing} and all(r.untouched for r in failing):
+        return [*codes, "strided_out_not_written"]
     broken = [run for run in runs if not run.canaries_intact]
     # Where out is laid out as the inputs are (exercise.strided_out), a kernel that stores out as if it
     # were contiguous writes into a strided out's gaps and past its end: there the writes outside out are

@@ -37,6 +37,7 @@ class Run:
     inputs_intact: bool
     returned: object
     seed: int = 0  # the seed of its garbage and poison: a re-run with the same seed sees the same ones
+    changed: tuple[str, ...] = ()  # the inputs the call changed, by their names in the signature
 
     @property
     def untouched(self) -> bool:

@@ -10,6 +10,11 @@ ENGINE_MISTAKES = {
     "returns the count before its add, so the last of P programs draws P - 1), it was never launched, or "
     "it was given another tensor (out = torch.zeros_like(out) makes a new one, which the caller never "
     "sees; out.zero_() resets the caller's).",
+    "strided_out_not_written": "{out} was left as it was in every case where it is a transposed or sliced "
+    "view, and right in every case where it is contiguous: the results went into another tensor, such as "
+    "the copy that {out}.contiguous() (or {out}.reshape(...)) returns for a strided view; writing into "
+    "that copy leaves {out} unchanged. Launch on {out} itself with its own strides, or copy the result "
+    "back ({out}.copy_(result)).",
     "returned_instead_of_out": "your function returned a value but left out untouched: exercises write "
     "their answer into out (destination-passing style): with tl.store(out_ptr + offsets, ...) in the "
     "kernel, or, for a result finished on the host, out.copy_(result).",
@@ -47,7 +52,9 @@ ENGINE_MISTAKES = {
     "produced_nan": "the result is NaN: {nan_hint}",
     "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
     "on timing (atomics). Write partials to scratch and combine them in one program.",
-    "input_modified": "your kernel wrote into an input tensor: store into out_ptr, and only read x_ptr.",
+    "input_modified": "the call changed an input that it should only read: a tl.store (or atomic) into an "
+    "input's pointer, or an in-place operation on the host (x.sub_(...), dy *= w, a .copy_() into an "
+    "input). Store only into the output tensor, and leave every input as the caller passed it.",
     "earlier_input_reused": "out held the answer to the call before, whose input had the same shape: "
     "something computed from an input was kept between calls and reused (a cached copy of the input, a "
     "cached result, or a workspace or scratch kept by shape). Compute from each call's own input; keep "

@@ -8,6 +8,7 @@ messages and its registry entries; this module holds only what several families 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
@@ -22,7 +23,7 @@ from utils.checker.rounding import YIELDS as ROUNDING_YIELDS
 from utils.checker.tolerance import sum_tolerance
 
 # How a case's 2-D inputs are laid out in memory; "mixed": each its own way, by its place among the inputs
-# (utils.checker.runner.input_layout), so that one input's strides used for another's show
+# (input_layout), so that one input's strides used for another's show
 Layout = Literal["contiguous", "transposed", "sliced", "mixed"]
 Compare = Literal["elementwise", "sum", "exact"]  # how a result is judged against the reference
 
@@ -42,6 +43,9 @@ class Case:
     # Keyword arguments of the call, after out (the norms' eps), as (name, value) pairs; the reference and
     # the predictions take them too
     keywords: tuple[tuple[str, float], ...] = ()
+    # True: a function with no parameter for one of the keywords skips the case, a tiling it need not offer
+    # (notebook 09's looped norms take no BLOCK_ROWS); False: such a function fails it, told to add one
+    optional: bool = False
 
     def __post_init__(self):
         if self.layout not in get_args(Layout):
@@ -56,6 +60,37 @@ class Case:
     @property
     def kwargs(self) -> dict[str, float]:
         return dict(self.keywords)
+
+    def skipped_by(self, fn) -> bool:
+        """Whether `fn` skips this case: it is optional, and fn has no parameter for one of its keywords."""
+        if not self.optional:
+            return False
+        try:
+            parameters = inspect.signature(fn).parameters
+        except (TypeError, ValueError):  # no signature to read: call it
+            return False
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return False
+        return any(name not in parameters for name in self.kwargs)
+
+
+MIXED = ("transposed", "sliced", "contiguous")  # a "mixed" case's layouts, input by input, round and round
+
+
+def input_layout(layout: str, index: int) -> str:
+    """The layout of a case's input number `index`: the case's own, or for "mixed" one of MIXED in turn."""
+    return MIXED[index % len(MIXED)] if layout == "mixed" else layout
+
+
+def out_layout(exercise: Exercise, case: Case) -> str:
+    """out's layout in `case`: contiguous, or for an exercise with strided_out the case's own; in a "mixed"
+    case the first of MIXED that no 2-D input has, so that out's strides differ from every input's."""
+    if not exercise.strided_out or len(case.out_shape) != 2:
+        return "contiguous"
+    if case.layout != "mixed":
+        return case.layout
+    taken = {input_layout("mixed", i) for i, x in enumerate(case.inputs) if x.dim() == 2}
+    return next((layout for layout in MIXED if layout not in taken), "sliced")
 
 
 def row_case(
@@ -87,6 +122,16 @@ def laid_out_contiguously(case: Case) -> Case:
 
 # The checker's probes for the traits every row battery shares (see Exercise.trait_probe).
 DEFAULT_TRAIT_PROBES: dict[str, Callable[[Case], Case]] = {"strided": laid_out_contiguously}
+
+
+def scaled_and_shifted(t: torch.Tensor) -> torch.Tensor:
+    """t times -1.5, plus 0.25, in t's dtype."""
+    return (t.double() * -1.5 + 0.25).to(t.dtype)
+
+
+def every_input_scaled(inputs: tuple[torch.Tensor, ...]) -> tuple[tuple[torch.Tensor, ...], str]:
+    """The probes' other values for a case's inputs (see Exercise.other_values): each scaled and shifted."""
+    return tuple(map(scaled_and_shifted, inputs)), "A times -1.5, plus 0.25"
 
 
 @dataclass(frozen=True)
@@ -146,6 +191,12 @@ class Exercise:
     # code -> codes that describe the same failures more closely: when one of them is named too, this code
     # is left out (every exercise: the rounding codes yield to a family's own float16 codes).
     yields: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # inputs -> (inputs of the same shapes and dtypes with other values, how B was made from A), for the
+    # probes' call B (utils.checker.probes): an exercise whose inputs derive from one another (a softmax's
+    # y, a forward's saved statistics) derives them again, so that B is an input the exercise allows.
+    other_values: Callable[[tuple[torch.Tensor, ...]], tuple[tuple[torch.Tensor, ...], str]] = (
+        every_input_scaled
+    )
 
     def trait_probe(self, trait: str) -> Callable[[Case], Case] | None:
         """The probe for `trait`: the exercise's own, else the checker's (DEFAULT_TRAIT_PROBES), else None."""
@@ -187,7 +238,9 @@ class Exercise:
             raise ValueError(f"exercise {self.id!r}: yields names codes with no message: {unknown}")
 
 
-_FILL = dict(nan_hint="look for 0/0, inf - inf or 0 * inf, or the sqrt or log of a negative number.")
+_FILL = dict(
+    out="out", nan_hint="look for 0/0, inf - inf or 0 * inf, or the sqrt or log of a negative number."
+)
 
 
 def mistakes(messages: Mapping[str, str], **fill: str) -> dict[str, Mistake]:

@@ -138,13 +138,13 @@ def one_launch(exercise: Exercise, call: Call, cases: list[Case]) -> list[Case]:
     left = _LEFT_BY_LAST_CHECK.pop(exercise.id, None)
     a = max((c for c in cases if c.n <= 1 << 16), key=lambda c: c.n)
     s = min((c for c in cases if c.n >= 100), key=lambda c: c.n)
-    b = other_input(a)
+    b, how = other_input(exercise, a)
     order = [s, a, a, b, a]
     calls = _Calls(exercise, call)
     runs, stages = calls(order)
     right = [correct(exercise, run) for run in runs]
     if not all(right[1:]):
-        _name_state(exercise, order, runs, stages, right, left)
+        _name_state(exercise, order, runs, stages, right, left, how)
         return []  # wrong alike on every call: the battery describes it
     chain = [_prefix(a, 3 * t - 5) for t in CHAIN_TILES if 3 * t - 5 < a.n]
     chain_runs, _ = calls(chain)
@@ -154,9 +154,12 @@ def one_launch(exercise: Exercise, call: Call, cases: list[Case]) -> list[Case]:
     return []
 
 
-def _name_state(exercise: Exercise, order: list[Case], runs: list[Run], stages, right, left) -> None:
+def _name_state(
+    exercise: Exercise, order: list[Case], runs: list[Run], stages, right, left, how: str
+) -> None:
     """Raise ExerciseFailed if the calls S, A, A, B, A show a mistake that depends on the calls before;
-    `left`, the ticket as the last check's last call left it, if that call ended the check."""
+    `left`, the ticket as the last check's last call left it, if that call ended the check; `how`, how B
+    was made from A."""
     counters = [_counter_values(s) for s in stages]
     seen: list[str] = []
     carried = left is not None and _before_first_call(stages, counters) == left
@@ -181,7 +184,7 @@ def _name_state(exercise: Exercise, order: list[Case], runs: list[Run], stages, 
             for i, (run, ok) in enumerate(zip(runs, right), start=1)
         ],
     )
-    lines = [f"S is '{order[0].name}', A is '{order[1].name}'; B is A times -1.5, plus 0.25.", *seen]
+    lines = [f"S is '{order[0].name}', A is '{order[1].name}'; B is {how}.", *seen]
     measured = "".join(f"\n  - {line}" for line in lines)
     if counters[-1] is not None:
         _LEFT_BY_LAST_CHECK[exercise.id] = counters[-1]

@@ -22,10 +22,14 @@ from utils.launches import Launches
 Call = Callable[..., Run]  # call(case, seed, launches=None, stages=None)
 
 
-def other_input(case: Case) -> Case:
-    """A case of the same shape, dtype and layout as `case`, with other values (and another answer)."""
-    inputs = tuple((x.double() * -1.5 + 0.25).to(x.dtype) for x in case.inputs)
-    return dataclasses.replace(case, name=f"{case.name}, times -1.5, plus 0.25", inputs=inputs)
+OTHER_VALUES = ", other values"  # the end of B's name
+
+
+def other_input(exercise: Exercise, case: Case) -> tuple[Case, str]:
+    """(B, how B was made from `case`): a case of the same shape, dtype and layout as `case`, with other
+    values (and another answer) that the exercise allows (Exercise.other_values)."""
+    inputs, how = exercise.other_values(case.inputs)
+    return dataclasses.replace(case, name=case.name + OTHER_VALUES, inputs=inputs), how
 
 
 def same_shape_again(exercise: Exercise, call: Call, cases: list[Case]) -> None:
@@ -36,7 +40,7 @@ def same_shape_again(exercise: Exercise, call: Call, cases: list[Case]) -> None:
     proves the reuse); otherwise B's failure is reported as it is, with `wrong_values`."""
     # Any shape shows a reuse; a small one keeps the two calls cheap in the interpreter.
     a = max((c for c in cases if c.n <= 1 << 12), key=lambda c: c.n, default=min(cases, key=lambda c: c.n))
-    b = other_input(a)
+    b, how = other_input(exercise, a)
     first, second = call(a, seed=0), call(b, seed=1)
     if correct(exercise, first) and correct(exercise, second):
         _same_shape_other_layout(exercise, call, b)
@@ -56,7 +60,7 @@ def same_shape_again(exercise: Exercise, call: Call, cases: list[Case]) -> None:
         seen = "B's result is A's answer." if reused else "B's result is wrong, and is not A's answer."
     message = (
         f"{exercise.id}: every case of the battery passed. Then two calls of one shape, in a row: A is "
-        f"'{a.name}', B is A times -1.5, plus 0.25:\n{shown}\nWhat the calls show: {seen}\n"
+        f"'{a.name}', B is {how}:\n{shown}\nWhat the calls show: {seen}\n"
         f"Likely mistake: {exercise.mistakes[code].message}"
     )
     raise ExerciseFailed(message, [code])
@@ -69,7 +73,8 @@ def _same_shape_other_layout(exercise: Exercise, call: Call, b: Case) -> None:
     if b.inputs[0].dim() != 2 or b.layout == "mixed":
         return
     layout: Layout = "transposed" if b.layout != "transposed" else "contiguous"
-    c = dataclasses.replace(b, name=f"{b.name.rsplit(', ', 1)[0]}, {layout} (B's values)", layout=layout)
+    name = b.name.removesuffix(OTHER_VALUES).rsplit(", ", 1)[0]  # A's name less its layout
+    c = dataclasses.replace(b, name=f"{name}, {layout} (B's values)", layout=layout)
     third = call(c, seed=2)
     if correct(exercise, third):
         return

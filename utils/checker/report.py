@@ -97,6 +97,9 @@ def failure_report(
         )
     else:
         mistakes = [exercise.mistakes[code].message for code in codes]
+        if "input_modified" in codes:  # which inputs, as the effects show them
+            changed = dict.fromkeys(name for run in runs for name in run.changed)  # in the inputs' order
+            mistakes[codes.index("input_modified")] += f" Changed by the call: {', '.join(changed)}."
         advice = "Likely mistake: " + mistakes[0] + "".join(f"\n    or: {m}" for m in mistakes[1:])
     if codes == ["wrong_values"]:
         advice += "\n" + _smallest_case(exercise, failing)

@@ -42,7 +42,7 @@ from utils.checker.diagnose import diagnose
 from utils.checker.errors import exception_report, out_of_bounds_report
 from utils.checker.families import EXERCISES
 from utils.checker.judge import Run, correct
-from utils.checker.model import Case, Exercise
+from utils.checker.model import Case, Exercise, input_layout, out_layout
 from utils.checker.one_launch import one_launch
 from utils.checker.report import ExerciseFailed, failure_report
 from utils.checker.stages import Stage, recording
@@ -76,7 +76,7 @@ def check(exercise_id: str, fn) -> bool:
         )
     on_gpu = runs_on_gpu()
     device = "cuda" if on_gpu else "cpu"
-    cases = exercise.cases(on_gpu)
+    cases = [case for case in exercise.cases(on_gpu) if not case.skipped_by(fn)]
     # Within a second, something on the screen: the battery takes seconds in the interpreter.
     print(f"{exercise.id}: checking {len(cases)} cases on the {device}...", flush=True)
     __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
@@ -86,7 +86,7 @@ def check(exercise_id: str, fn) -> bool:
         print(f"{exercise.id}: not attempted yet. Hint: {exercise.hint}")
         return False
     sizes = [case.n for case in cases]
-    span = f"N from {min(sizes)} to {max(sizes)}"
+    span = f"N, the first input's elements, from {min(sizes):,} to {max(sizes):,}"
     print(f"{exercise.id}: all {len(cases)} cases passed ({device}, {span}{note}).")
     return True
 
@@ -190,14 +190,6 @@ def _guard_size(numel: int) -> int:
     return max(4096, numel)  # wide enough for a whole unmasked tile, or a whole extra copy of the input
 
 
-MIXED = ("transposed", "sliced", "contiguous")  # a "mixed" case's layouts, input by input, round and round
-
-
-def input_layout(layout: str, index: int) -> str:
-    """The layout of a case's input number `index`: the case's own, or for "mixed" one of MIXED in turn."""
-    return MIXED[index % len(MIXED)] if layout == "mixed" else layout
-
-
 def _guarded_input(data: torch.Tensor, layout: str, device: str, seed: int) -> torch.Tensor:
     """A view holding `data`, laid out as asked, surrounded (and, for "sliced", interleaved) by poison.
     A case's layout is its 2-D inputs' (a 1-D one, such as a norm's weight, stays contiguous)."""
@@ -207,17 +199,6 @@ def _guarded_input(data: torch.Tensor, layout: str, device: str, seed: int) -> t
     view = _laid_out(buffer[guard:], shape, layout)
     view.copy_(data)
     return view
-
-
-def out_layout(exercise: Exercise, case: Case) -> str:
-    """out's layout in `case`: contiguous, or for an exercise with strided_out the case's own; in a "mixed"
-    case the first of MIXED that no 2-D input has, so that out's strides differ from every input's."""
-    if not exercise.strided_out or len(case.out_shape) != 2:
-        return "contiguous"
-    if case.layout != "mixed":
-        return case.layout
-    taken = {input_layout("mixed", i) for i, x in enumerate(case.inputs) if x.dim() == 2}
-    return next((layout for layout in MIXED if layout not in taken), "sliced")
 
 
 SLICED_GAP = 37  # a "sliced" view's row stride is its row's length plus this many elements
@@ -314,16 +295,22 @@ def _run(
     around = out_buffer.clone()  # every element but out's: the canary, unless written past out
     _laid_out(around[guard:], case.out_shape, layout).fill_(canary)
     expected = exercise.reference(*(x.double() for x in case.inputs), **case.kwargs)
-    inputs_intact = all(_same(view.cpu(), x) for view, x in zip(inputs, case.inputs))
+    names = exercise.input_names
+    changed = tuple(
+        names[i] if i < len(names) else f"input {i + 1}"
+        for i, (view, x) in enumerate(zip(inputs, case.inputs))
+        if not _same(view.cpu(), x)
+    )
     return Run(
         case,
         out.double().cpu(),
         expected,
         garbage,
         bool((around == canary).all()),
-        inputs_intact,
+        not changed,
         returned,
         seed,
+        changed,
     )
 
 

@@ -30,7 +30,9 @@ def _by_trait(runs: list[Run], failing: list[Run]) -> list[Finding]:
     findings = []
     for trait, words in TRAIT_WORDS.items():
         marked = [run for run in runs if trait in run.case.traits]
-        if all(run in marked for run in failing) and len(marked) < len(runs):
+        # one failing case among several of the trait only restates that case's trait, as a size split would
+        restates = len(failing) == 1 < len(marked)
+        if all(run in marked for run in failing) and len(marked) < len(runs) and not restates:
             shown = (
                 f"all {len(marked)}"
                 if len(failing) == len(marked)
@@ -42,14 +44,30 @@ def _by_trait(runs: list[Run], failing: list[Run]) -> list[Finding]:
     return findings
 
 
+def _after_same_shape(runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """A failing case that ran right after a passing case of the same shapes: whatever a function keeps
+    between calls by shape reaches it there, whatever else the effects show."""
+    found = []
+    for before, run in zip(runs, runs[1:]):
+        shapes = [x.shape for x in run.case.inputs]
+        if run in failing and before not in failing and shapes == [x.shape for x in before.case.inputs]:
+            text = (
+                f"'{run.case.name}' ran right after '{before.case.name}', of the same shape, which passed: "
+                "anything your function keeps between calls by shape (a cached result, maximum, sum, grid "
+                "or buffer) reaches this case"
+            )
+            found.append(Finding("cases", text))
+    return found
+
+
 def which_cases(runs: list[Run], failing: list[Run]) -> list[Finding]:
-    """A split of the cases: by a trait (see _by_trait), or by size: every case past a power of two fails
+    """A split of the cases: by a trait (see _by_trait), or by size: every case past some size fails
     and every case up to it passes, or the other way round; a sign that one code path (one program, one
     tile, a loop taken or not) is wrong and the other right. Size: the input's elements, or the row's
     length. A size split needs two failing cases at least: of one, it only restates that case's size."""
     if not failing or len(failing) == len(runs):
         return []
-    findings = _by_trait(runs, failing)
+    findings = _by_trait(runs, failing) + _after_same_shape(runs, failing)
     if len(failing) < 2:
         return findings
     for name, size in (("elements", lambda run: run.case.inputs[0].numel()), ("columns", reduced_length)):
@@ -58,17 +76,16 @@ def which_cases(runs: list[Run], failing: list[Run]) -> list[Finding]:
         bad = {size(run) for run in failing}
         good = {size(run) for run in runs if run not in failing}
         if max(good) < min(bad):
+            # the sizes the battery has on either side: where between them the limit lies, it cannot say
             text = (
-                f"every case with more than {max(good)} {name} fails, and every case with at most that passes"
+                f"every case of {min(bad)} {name} or more fails, and every one of {max(good)} or fewer passes"
             )
             findings.append(Finding("cases", text))
             break
         if max(bad) < min(good):
-            findings.append(
-                Finding(
-                    "cases",
-                    f"every case with at most {max(bad)} {name} fails, and every case with more passes",
-                )
+            text = (
+                f"every case of {max(bad)} {name} or fewer fails, and every one of {min(good)} or more passes"
             )
+            findings.append(Finding("cases", text))
             break
     return findings

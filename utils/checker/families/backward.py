@@ -18,7 +18,7 @@ from dataclasses import replace
 import torch
 
 from utils.checker.data import values
-from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
+from utils.checker.model import Case, Exercise, Layout, mistakes, row_case, scaled_and_shifted
 from utils.checker.predictions import Predictions, predict, predict_missing_row_offset
 
 MESSAGES = {
@@ -37,11 +37,14 @@ MESSAGES = {
     "ignores_strides": "contiguous tensors pass but transposed or sliced views fail: pass each tensor's "
     "stride(0) and stride(1), dx's too, to the kernel, and use each tensor's own two in its offsets; "
     "take n_rows and n_cols from a shape (x.stride(0) is n_cols only for a contiguous x).",
-    "fp16_accumulation": "only float16 cases fail: the row's sum of dy * y was kept in float16, which keeps "
-    "11 significant bits. Convert the loaded tiles with .to(tl.float32), sum in float32, and convert "
-    "only what you store.",
+    "fp16_accumulation": "only float16 cases fail, and each passes when run again on values whose sums "
+    "float16 holds exactly: the row's sum of dy * y went through float16 (added in it, or converted to it "
+    "once summed in float32), which keeps 11 significant bits. Convert the loaded tiles with "
+    ".to(tl.float32), sum in float32, keep the sum in float32, and convert only what you store.",
 }
-_WORDS = dict(identity="other=0.0 for y and dy, whose product then adds 0", reset="nothing: dx is stored")
+_WORDS = dict(
+    identity="other=0.0 for y and dy, whose product then adds 0", reset="nothing: dx is stored", out="dx"
+)
 
 
 def _y_and_dy(rows: int, cols: int, kind: str, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -53,6 +56,17 @@ def _y_and_dy(rows: int, cols: int, kind: str, seed: int) -> tuple[torch.Tensor,
     if kind == "dy near 1":  # dy - sum(dy * y) is then a small difference, and the sum's rounding shows
         dy = 1 + dy / 100
     return y, dy
+
+
+def _other_values(inputs: tuple[torch.Tensor, ...]) -> tuple[tuple[torch.Tensor, ...], str]:
+    """The probes' B (Exercise.other_values): y a softmax again (of A's y times -1.5, plus 0.25, as logits:
+    scaled, y would leave the range of a softmax), dy scaled and shifted."""
+    y, dy = inputs
+    y_other = torch.softmax(scaled_and_shifted(y.double()), dim=1).to(y.dtype)
+    return (
+        y_other,
+        scaled_and_shifted(dy),
+    ), "A's dy times -1.5, plus 0.25, and the softmax of A's y times -1.5, plus 0.25"
 
 
 def _cases(large: bool) -> list[Case]:
@@ -155,5 +169,6 @@ EXERCISES = [
         trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"},
         strided_out=True,  # dx comes with its strides, which notebook 10's dx kernels take
         trait_probes={"fp16": _float16_exact},
+        other_values=_other_values,
     )
 ]

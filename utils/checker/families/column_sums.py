@@ -23,9 +23,9 @@ from dataclasses import replace
 import torch
 
 from utils.checker.data import values
-from utils.checker.families.norm_backward import saved_statistics
+from utils.checker.families.norm_backward import EPS, SAVED_EPS, SAVED_KIND, saved_statistics
 from utils.checker.messages import TILE_MESSAGES
-from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
+from utils.checker.model import Case, Exercise, Layout, mistakes, row_case, scaled_and_shifted
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, not_predicted, predict, predict_each, race
 
 MESSAGES = {
@@ -41,10 +41,15 @@ MESSAGES = {
     "row's mean first.",
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass each input's "
     "stride(0) and stride(1) to the kernel and use both in its offsets.",
-    "fp16_accumulation": "only float16 cases fail, and they pass on values whose sums float16 holds "
-    "exactly: between the loads and out, the products or the sums went through float16, which keeps 11 "
-    "significant bits. Convert the loaded tiles with .to(tl.float32) before multiplying, and keep every "
-    "product, partial row and partial buffer in float32.",
+    "fp16_accumulation": "only float16 cases fail, and each passes when run again on values whose sums "
+    "float16 holds exactly: between the loads and out, x - mean, the products or the sums went through "
+    "float16 (computed in it, or the mean converted to it), which keeps 11 significant bits. Convert the "
+    "loaded tiles with .to(tl.float32) before subtracting or multiplying, keep the mean and rstd in "
+    "float32, and keep every product, partial row and partial buffer in float32.",
+    "rstd_recomputed": "out[0] is what an rstd computed again from x with notebook 09's eps, 1e-5, gives, "
+    "not the rstd passed in: this case's forward saved its statistics with eps = 1e-3, as a LayerNorm "
+    "built with another eps does. Use the saved rstd as it is given: a backward cannot know the forward's "
+    "eps.",
     "cancels_digits": "only the rows with a mean of 3,000 fail, and the same rows shifted to a mean near 0 "
     "pass: x̂ lost digits where x and the mean are large and nearly equal. Subtract the mean first, then "
     "scale: x̂ = (x - mean) * rstd. Scaling first (x * rstd - mean * rstd), or splitting the sum the same "
@@ -55,14 +60,25 @@ _WORDS = dict(identity="other=0.0 for x and dy", reset="out.zero_() before the l
 
 
 def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, ...]:
-    """(x, dy, mean, rstd): x of mixed values (shifted by 3,000 for "mean 3000"), dy of mixed signs, both
-    rounded to `dtype`; mean and rstd of the rounded x, in float32, as a forward saves them."""
-    x = values(rows * cols, "mixed", seed).double().view(rows, cols) + (
-        3000.0 if kind == "mean 3000" else 0.0
-    )
+    """(x, dy, mean, rstd): x of mixed values (shifted by 3,000 for "mean 3000", scaled by 0.03 for
+    SAVED_KIND), dy of mixed signs, both rounded to `dtype`; mean and rstd of the rounded x, in float32,
+    as a forward saves them (with SAVED_EPS for SAVED_KIND)."""
+    x = values(rows * cols, "mixed", seed).double().view(rows, cols)
+    x = x + 3000.0 if kind == "mean 3000" else x * 0.03 if kind == SAVED_KIND else x
     dy = values(rows * cols, "mixed", seed + 1).double().view(rows, cols)
     x, dy = x.to(dtype), dy.to(dtype)
-    return x, dy, *saved_statistics(x)
+    return x, dy, *saved_statistics(x, SAVED_EPS if kind == SAVED_KIND else EPS)
+
+
+def _other_values(inputs: tuple[torch.Tensor, ...]) -> tuple[tuple[torch.Tensor, ...], str]:
+    """The probes' B (Exercise.other_values): x and dy scaled and shifted, with the mean and rstd a forward
+    saves for that x."""
+    x, dy = map(scaled_and_shifted, inputs[:2])
+    return (
+        x,
+        dy,
+        *saved_statistics(x),
+    ), "A's x and dy times -1.5, plus 0.25, with the mean and rstd of that x"
 
 
 def _cases(large: bool) -> list[Case]:
@@ -71,6 +87,8 @@ def _cases(large: bool) -> list[Case]:
         (1, 7, "mixed", f32, "contiguous"),  # one row: dW is dy * xhat itself
         (3, 5, "mixed", f32, "contiguous"),
         (300, 5, "mixed", f32, "contiguous"),  # many short rows: more than a persistent grid's programs
+        # right after it, one row of its width: a grid of fewer programs, beside slots the call before wrote
+        (1, 5, "mixed", f32, "contiguous"),
         (37, 1000, "mixed", f32, "contiguous"),
         (33, 515, "mixed", f32, "transposed"),  # just over a tile of 512
         (20, 700, "mixed", f16, "sliced"),
@@ -79,13 +97,14 @@ def _cases(large: bool) -> list[Case]:
         (9, 4099, "mixed", f32, "sliced"),  # just over a tile of 4096
         # x transposed, dy sliced: one input's strides used for the other's fail here
         (37, 300, "mixed", f32, "mixed"),
+        (12, 200, SAVED_KIND, f32, "contiguous"),  # var near 1e-3: rstd recomputed with 1e-5 is far off
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (2000, 3000, "mixed", f32, "sliced")]
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
         inputs = _inputs(rows, cols, kind, dtype, 1300 + 2 * i)
-        traits = frozenset({"mean 3000"}) if kind == "mean 3000" else frozenset()
+        traits = frozenset({kind}) & {"mean 3000", SAVED_KIND}
         cases.append(row_case(inputs, (2, cols), kind, layout, traits))
     return cases
 
@@ -147,6 +166,14 @@ def _predictions(case: Case, on_gpu: bool) -> Predictions:
     right = torch.stack([terms.sum(dim=0), db.sum(dim=0)])
     predict(out, "dw_db_swapped", None, right.flip(0))
     predict(out, "xhat_without_rstd", None, torch.stack([(dy * (x - mean[:, None])).sum(dim=0), right[1]]))
+    if SAVED_KIND in case.traits:
+        rstd_again = 1 / torch.sqrt(x.var(dim=1, correction=0) + EPS)
+        predict(
+            out,
+            "rstd_recomputed",
+            None,
+            torch.stack([(dy * _xhat(x, mean, rstd_again)).sum(dim=0), right[1]]),
+        )
     if "mean 3000" in case.traits:  # there x * rstd is large: a float32 kernel's own roundings of it
         # exceed the tolerance, which allows for roundings of x - mean: the case cannot decide for the form
         not_predicted(out, "xhat_without_mean", None, right.numel())
@@ -186,5 +213,6 @@ EXERCISES = [
             "mean 3000": "cancels_digits",
         },
         trait_probes={"fp16": _float16_exact, "mean 3000": _mean_near_zero},
+        other_values=_other_values,
     )
 ]

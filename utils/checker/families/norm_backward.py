@@ -27,7 +27,7 @@ import torch
 from utils.checker.data import values
 from utils.checker.families.backward import MESSAGES as BACKWARD_MESSAGES
 from utils.checker.families.norms import EPS
-from utils.checker.model import Case, Exercise, Layout, mistakes, row_case
+from utils.checker.model import Case, Exercise, Layout, mistakes, row_case, scaled_and_shifted
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict, predict_missing_row_offset
 
 MESSAGES = {
@@ -44,34 +44,61 @@ MESSAGES = {
     "divides by the row's own length.",
     "missing_row_offset": "rows landed in the wrong place: every row of dx holds row 0's gradient, or only "
     "dx's first row was written. The row is missing from an input's offset or from dx's.",
+    "rstd_recomputed": "dx is what an rstd computed again from x with notebook 09's eps, 1e-5, gives, not "
+    "the rstd passed in: this case's forward saved its statistics with eps = 1e-3, as a norm built with "
+    "another eps does. Use the saved rstd as it is given: a backward cannot know the forward's eps.",
+    "cancels_digits": "only the rows with a mean of 3,000 fail, and the same rows shifted to a mean near 0 "
+    "pass: x̂ lost digits where x and the mean are large and nearly equal. Subtract the mean first, then "
+    "scale: x̂ = (x - mean) * rstd. Scaling first (x * rstd - mean * rstd), or splitting a mean the same "
+    "way (rstd * (mean of g * x - mean * mean of g)), subtracts two large, nearly equal numbers and keeps "
+    "few of x's digits.",
     "mean_of_g_subtracted": "dx subtracts the row's mean of g = dy * w, as a LayerNorm's does: an RMSNorm "
     "does not shift x by its mean, so its dx = rstd * (g - xhat * c1) has no such term.",
     "ignores_strides": BACKWARD_MESSAGES["ignores_strides"],
-    "fp16_accumulation": "only float16 cases fail, and they pass on values whose sums float16 holds "
-    "exactly: the arithmetic went through float16, which keeps 11 significant bits (the row's sums, "
-    "x - mean or the products, done in the inputs' dtype). Convert the loaded tiles with "
-    ".to(tl.float32), compute in float32, and convert only what you store.",
+    "fp16_accumulation": "only float16 cases fail, and each passes when run again on values whose sums "
+    "float16 holds exactly: the arithmetic went through float16, which keeps 11 significant bits (the "
+    "row's sums, x - mean or the products, done in the inputs' dtype, or a sum converted to it). Convert "
+    "the loaded tiles with .to(tl.float32), compute in float32, and convert only what you store.",
 }
-_WORDS = dict(identity="other=0.0 for x, dy and w", reset="nothing: dx is stored")
+_WORDS = dict(identity="other=0.0 for x, dy and w", reset="nothing: dx is stored", out="dx")
 
 
-def saved_statistics(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+# One case's statistics were saved by a forward built with another eps than notebook 09's (nn.LayerNorm(n,
+# eps=1e-3) is one): a backward that ignores the rstd it is given and computes it again shows there.
+SAVED_EPS = 1e-3
+SAVED_KIND = "saved with eps 1e-3"
+
+
+def saved_statistics(x: torch.Tensor, eps: float = EPS) -> tuple[torch.Tensor, torch.Tensor]:
     """(mean, rstd) of each row of x, in float32, as a LayerNorm forward saves them (notebook 09's eps)."""
     mean = x.double().mean(dim=1)
-    rstd = 1 / torch.sqrt(x.double().var(dim=1, correction=0) + EPS)
+    rstd = 1 / torch.sqrt(x.double().var(dim=1, correction=0) + eps)
     return mean.float(), rstd.float()
 
 
 def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, ...]:
     """(x, w, dy, mean, rstd): x of mixed values (shifted by 3,000 for "mean 3000", scaled by 10^-3 for
-    "small", where eps outweighs the variance), w around 1, dy of mixed signs; x and dy rounded to
-    `dtype`, mean and rstd of the rounded x in float32."""
+    "small", where eps outweighs the variance, and by 0.03 for SAVED_KIND, whose statistics are saved with
+    SAVED_EPS), w around 1, dy of mixed signs; x and dy rounded to `dtype`, mean and rstd of the rounded x
+    in float32."""
     x = values(rows * cols, "mixed", seed).double().view(rows, cols)
-    x = x + 3000.0 if kind == "mean 3000" else x * 1e-3 if kind == "small" else x
+    x = x + 3000.0 if kind == "mean 3000" else x * {"small": 1e-3, SAVED_KIND: 0.03}.get(kind, 1.0)
     w = values(cols, "positive", seed + 1)
     dy = values(rows * cols, "mixed", seed + 2).double().view(rows, cols)
     x, dy = x.to(dtype), dy.to(dtype)
-    return x, w, dy, *saved_statistics(x)
+    return x, w, dy, *saved_statistics(x, SAVED_EPS if kind == SAVED_KIND else EPS)
+
+
+def _other_values(inputs: tuple[torch.Tensor, ...]) -> tuple[tuple[torch.Tensor, ...], str]:
+    """The probes' B (Exercise.other_values): x, w and dy scaled and shifted, with the mean and rstd a
+    forward saves for that x (scaled, an rstd would be negative, which no forward saves)."""
+    x, w, dy = map(scaled_and_shifted, inputs[:3])
+    return (
+        x,
+        w,
+        dy,
+        *saved_statistics(x),
+    ), "A's x, w and dy times -1.5, plus 0.25, with the mean and rstd of that x"
 
 
 def _cases(large: bool) -> list[Case]:
@@ -88,13 +115,15 @@ def _cases(large: bool) -> list[Case]:
         (130, 64, "mixed", f16, "contiguous"),  # float16 apart from a strided layout
         (37, 300, "mixed", f32, "mixed"),  # x transposed, dy contiguous: one's strides used for the other's
         (24, 200, "small", f32, "contiguous"),  # var about 3e-7 beside eps = 1e-5: an rstd recomputed shows
+        (12, 200, SAVED_KIND, f32, "contiguous"),  # var near 1e-3: rstd recomputed with 1e-5 is far off
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
         inputs = _inputs(rows, cols, kind, dtype, 1500 + 3 * i)
-        cases.append(row_case(inputs, (rows, cols), kind, layout, out_dtype=dtype))
+        traits = frozenset({kind}) & {"mean 3000", SAVED_KIND}
+        cases.append(row_case(inputs, (rows, cols), kind, layout, traits, out_dtype=dtype))
     return cases
 
 
@@ -116,8 +145,10 @@ def _reference(x, w, dy, mean, rstd) -> torch.Tensor:
 def _tolerance(case: Case) -> tuple[torch.Tensor, float]:
     """(atol per element of dx, rtol): each mean is a float32 sum of n terms, which errs by about sqrt(n)
     roundings of the largest (16 epsilons per sqrt(n), as the checker's sums allow); xhat rounds x - mean
-    (about |x| + |mean| in size) and its scale; the bracket and the scale by rstd add a few roundings
-    more. A float16 dx rounds by up to 2^-11 relative, and by half of 2^-24 below 2^-14."""
+    and its scale, each by an epsilon of |x - mean| * rstd (x - mean is exact where x and the mean are
+    within a factor of 2 of each other, so a kernel that scales first, x * rstd - mean * rstd, loses more
+    where the mean is large: the "mean 3000" case shows it); the bracket and the scale by rstd add a few
+    roundings more. A float16 dx rounds by up to 2^-11 relative, and by half of 2^-24 below 2^-14."""
     x, w, dy, mean, rstd = (t.double() for t in case.inputs)
     n = x.shape[1]
     eps = 2.0**-24
@@ -126,7 +157,7 @@ def _tolerance(case: Case) -> tuple[torch.Tensor, float]:
     g = dy * w
     c1 = (g * xhat).mean(dim=1, keepdim=True)
     c2 = g.mean(dim=1, keepdim=True)
-    xhat_err = 4 * eps * (x.abs() + mean.abs()[:, None]) * r
+    xhat_err = 4 * eps * (x - mean[:, None]).abs() * r  # x - mean is exact where x is near the mean
     c1_err = 16 * eps / n**0.5 * (g * xhat).abs().amax(dim=1, keepdim=True) + (g.abs() * xhat_err).mean(
         dim=1, keepdim=True
     )
@@ -158,13 +189,27 @@ def _float16_exact(case: Case) -> Case:
     return replace(case, name=f"{case.name}, sums float16 holds exactly", inputs=inputs, traits=frozenset())
 
 
-def _dx_predictions(inputs: tuple[torch.Tensor, ...], layer: bool) -> Predictions:
+def _mean_near_zero(case: Case) -> Case:
+    """The probe for the "mean 3000" trait: `case` with 3,000 taken from x and from the mean (both exact in
+    float32 there), w, dy and rstd kept: the same x̂ and dx, with nothing large left to cancel. A kernel
+    that loses digits to the large mean passes it; a mistake of another kind still shows."""
+    x, w, dy, mean, rstd = case.inputs
+    inputs = (x - 3000.0, w, dy, mean - 3000.0, rstd)
+    return replace(case, name=f"{case.name}, shifted to a mean near 0", inputs=inputs, traits=frozenset())
+
+
+def _dx_predictions(inputs: tuple[torch.Tensor, ...], layer: bool, saved_eps: bool) -> Predictions:
     """The mistakes' dx, from (x, w, dy, mean, rstd), in float64, for a LayerNorm (`layer`, with its c2
     term) or an RMSNorm (mean 0, no c2 term): the same mistakes, but for the c2 term, missing from a
-    LayerNorm's dx or subtracted in an RMSNorm's."""
+    LayerNorm's dx or subtracted in an RMSNorm's. `saved_eps`: the statistics were saved with SAVED_EPS,
+    where an rstd computed again with notebook 09's eps differs."""
     x, w, dy, mean, rstd = (t.double() for t in inputs)
     rows, cols = x.shape
     out: Predictions = {}
+    if saved_eps:
+        spread = x.var(dim=1, correction=0) if layer else x.pow(2).mean(dim=1)
+        rstd_again = 1 / torch.sqrt(spread + EPS)
+        predict(out, "rstd_recomputed", None, _dx(x, w, dy, mean, rstd_again, c2_term=layer))
     predict(out, "rstd_factor_missing", None, _dx(x, w, dy, mean, rstd, rstd_factor=False, c2_term=layer))
     c2_mistake = "mean_of_g_missing" if layer else "mean_of_g_subtracted"
     predict(out, c2_mistake, None, _dx(x, w, dy, mean, rstd, c2_term=not layer))
@@ -182,7 +227,7 @@ def _dx_predictions(inputs: tuple[torch.Tensor, ...], layer: bool) -> Prediction
 
 
 def _predictions(case: Case, on_gpu: bool) -> Predictions:
-    return _dx_predictions(case.inputs, layer=True)
+    return _dx_predictions(case.inputs, layer=True, saved_eps=SAVED_KIND in case.traits)
 
 
 EXERCISES = [
@@ -201,16 +246,21 @@ EXERCISES = [
         tolerance=_tolerance,
         predictions=_predictions,
         mistakes=mistakes(MESSAGES, **_WORDS),
-        trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"},
+        trait_mistakes={
+            "fp16": "fp16_accumulation",
+            "strided": "ignores_strides",
+            "mean 3000": "cancels_digits",
+        },
         strided_out=True,  # dx comes with its strides, which notebook 10's dx kernels take
-        trait_probes={"fp16": _float16_exact},
+        trait_probes={"fp16": _float16_exact, "mean 3000": _mean_near_zero},
+        other_values=_other_values,
     )
 ]
 
 
-def rms_statistics(x: torch.Tensor) -> torch.Tensor:
+def rms_statistics(x: torch.Tensor, eps: float = EPS) -> torch.Tensor:
     """rstd of each row of x, in float32, as an RMSNorm forward saves it: 1 / sqrt(mean(x^2) + eps)."""
-    return (1 / torch.sqrt(x.double().pow(2).mean(dim=1) + EPS)).float()
+    return (1 / torch.sqrt(x.double().pow(2).mean(dim=1) + eps)).float()
 
 
 def _as_layer_norm(inputs) -> tuple[torch.Tensor, ...]:
@@ -225,11 +275,17 @@ def _rms_cases(large: bool) -> list[Case]:
     cancel, and their rstd of about 1/3,000 scales the tolerance so far down that a dx without the outer
     rstd, 3,000 times too large, no longer matches its prediction within it."""
     return [
-        replace(case, inputs=(x, w, dy, rms_statistics(x)))
+        replace(case, inputs=(x, w, dy, rms_statistics(x, SAVED_EPS if SAVED_KIND in case.traits else EPS)))
         for case in _cases(large)
         if "mean 3000" not in case.name
         for x, w, dy, _, _ in [case.inputs]
     ]
+
+
+def _rms_other_values(inputs: tuple[torch.Tensor, ...]) -> tuple[tuple[torch.Tensor, ...], str]:
+    """As _other_values, for an RMSNorm: x, w and dy scaled and shifted, with the rstd of that x."""
+    x, w, dy = map(scaled_and_shifted, inputs[:3])
+    return (x, w, dy, rms_statistics(x)), "A's x, w and dy times -1.5, plus 0.25, with the rstd of that x"
 
 
 def _rms_reference(x, w, dy, rstd) -> torch.Tensor:
@@ -248,10 +304,13 @@ def _rms_float16_exact(case: Case) -> Case:
 
 
 def _rms_predictions(case: Case, on_gpu: bool) -> Predictions:
-    return _dx_predictions(_as_layer_norm(case.inputs), layer=False)
+    return _dx_predictions(_as_layer_norm(case.inputs), layer=False, saved_eps=SAVED_KIND in case.traits)
 
 
 _RMS_MESSAGES = {code: text for code, text in MESSAGES.items() if code != "mean_of_g_missing"}
+_RMS_MESSAGES["fp16_accumulation"] = MESSAGES["fp16_accumulation"].replace(
+    "the row's sums, x - mean or the products", "the row's sum or the products"
+)
 _RMS_MESSAGES["rstd_factor_missing"] = (
     "dx is off by the row's rstd: the gradient through the scale by rstd multiplies the whole bracket, "
     "dx = rstd * (g - xhat * c1)."
@@ -276,5 +335,6 @@ EXERCISES.append(
         trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"},
         strided_out=True,  # dx comes with its strides, which notebook 10's dx kernels take
         trait_probes={"fp16": _rms_float16_exact},
+        other_values=_rms_other_values,
     )
 )

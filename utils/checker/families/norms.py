@@ -15,8 +15,9 @@ The battery holds rows of one column, many short rows, widths just past a power 
 sliced views, a float16 long row whose sums overflow float16 (values 4 to 6, 16,384 of them), a row of
 zeros and a row of values near 1e-3 (where eps decides the result), rows whose mean of about 3000
 dwarfs their spread, where layer_norm's variance computed as E[x^2] - E[x]^2 cancels in float32, rows of
-values near 0.03 called with eps=1e-3 (a kernel that ignores the argument uses 1e-5 there), and a tall
-matrix of short rows, with more rows than columns.
+values near 0.03 called with eps=1e-3 (a kernel that ignores the argument uses 1e-5 there), a tall
+matrix of short rows, with more rows than columns, rows near 1e-3 called with eps=0.0, float16 rows near
+300 (their squares overflow float16), and rows whose first column is 10,000.
 
 Predictions are computed in float64 from the case's inputs; every one of them is a whole-row formula, so
 a block size matters only to the mistakes that count the masked lanes of the row's last tile.
@@ -43,13 +44,15 @@ MESSAGES = {
     "missing_eps": "the row of zeros (and, for layer_norm, any row of one column) came out as NaN: its "
     "mean square (or variance) is 0, and 0 / sqrt(0) is 0 / 0. Add eps inside the square root, "
     "1 / sqrt(v + eps) with eps = 1e-5: it keeps a constant row finite.",
-    "eps_outside_sqrt": "the row of values near 1e-3 is off while the others pass: eps was added outside the "
-    "square root, 1 / (sqrt(v) + eps), where the contract is 1 / sqrt(v + eps).",
-    "eps_value": "only the row of values near 1e-3 is off, where eps is as large as the mean square: eps "
-    "is not this exercise's 1e-5. Use eps = 1e-5 (a different eps changes only such rows).",
-    "eps_ignored": "only the case called with eps=1e-3 is off, and by exactly what eps = 1e-5 gives: the "
-    "eps argument did not reach the kernel. Pass the function's eps to the kernel instead of a "
-    "constant.",
+    "eps_outside_sqrt": "the results are what eps added outside the square root gives, 1 / (sqrt(v) + eps), "
+    "where the contract is 1 / sqrt(v + eps): the two differ most where v is small (the row of values "
+    "near 1e-3), and a little everywhere.",
+    "eps_value": "the results are what another eps than this exercise's 1e-5 gives: the two differ most "
+    "where the mean square (or variance) is small, as in the row of values near 1e-3, and a little "
+    "everywhere. Use eps = 1e-5, the default, and the call's eps where it passes one.",
+    "eps_ignored": "a case called with an eps of its own (eps=...) is off by exactly what eps = 1e-5 gives: "
+    "the call's eps did not reach the kernel, or was replaced (eps or 1e-5 turns eps=0.0 into 1e-5; test "
+    "eps is None instead). Pass the function's eps to the kernel as it is.",
     "divided_by_block": "each row was divided by the width of its tile, BLOCK_SIZE (or by all the lanes a "
     "loop visited), not by n_cols: the masked lanes past the row's end are not elements. Divide the "
     "row's sums by n_cols.",
@@ -71,12 +74,19 @@ MESSAGES = {
     "missing_row_offset": "rows landed in the wrong place: every row of out holds row 0's result, or only "
     "out's first row was written. The row is missing from the input's offset "
     "(x_ptr + row * stride_row) or from out's (out_ptr + row * out_stride_row).",
-    "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
-    "x.stride(1) to the kernel and use both in the offsets (a row stride is not n_cols, and the column "
-    "stride is not 1, for every view).",
-    "fp16_accumulation": "only float16 cases fail: the row's sums were kept in float16, where a sum of "
-    "16,384 values near 5 (or their squares) passes float16's largest value, 65,504, and becomes inf. "
-    "Convert the loaded tile with .to(tl.float32), compute in float32, and convert only what you store.",
+    "ignores_strides": "contiguous tensors pass but transposed or sliced views fail: pass x.stride(0) and "
+    "x.stride(1), and out.stride(0) and out.stride(1), to the kernel and use each tensor's own two in its "
+    "offsets (a row stride is not n_cols, and the column stride is not 1, for every view; out need not "
+    "be laid out as x is).",
+    "block_rows_not_followed": "only the case called with BLOCK_ROWS=1 fails (the default tile passes): "
+    "the grid and the kernel's tile did not both follow the call's BLOCK_ROWS. Take BLOCK_ROWS from the "
+    "call where it gives one, else from your rule, and size the grid, triton.cdiv(n_rows, BLOCK_ROWS), "
+    "and the kernel's BLOCK_ROWS from that one value.",
+    "fp16_accumulation": "only float16 cases fail, and each passes when run again on values whose sums "
+    "float16 holds exactly: the arithmetic went through float16, which keeps 11 significant bits and "
+    "whose largest value is 65,504 (a sum of 16,384 values near 5, or a square of 300, is inf there): the "
+    "row's sums, the squares, x - mean, or the mean or rstd converted to float16. Convert the loaded tile "
+    "with .to(tl.float32), compute in float32, and convert only what you store.",
 }
 _WORDS = dict(reset="nothing: each program stores its own rows")
 
@@ -101,6 +111,19 @@ def _norm_cases(large: bool) -> list[Case]:
     # eps = 1e-3 outweighs, called with eps=1e-3; and more rows than columns, so that a grid counted
     # from the columns leaves rows unwritten whatever the rows per program (up to 512)
     specs += [(5, 200, "near 0.03, eps=1e-3", f32, "contiguous"), (1000, 40, "mixed", f32, "contiguous")]
+    # Then: rows called with eps=0.0, whose mean square (about 3e-7) 1e-5 would outweigh (eps or 1e-5
+    # replaces the 0); float16 rows near 300, whose squares pass float16's largest value; rows whose first
+    # column is 10,000, far from the rest: a one-pass variance shifted by the row's first value keeps few
+    # digits there.
+    specs += [
+        (4, 64, "near 1e-3, eps=0", f32, "contiguous"),
+        (4, 512, "near 300", f16, "contiguous"),
+        (2, 4096, "first column 10000", f32, "contiguous"),
+        # x transposed and out sliced: out stored with x's strides fails here, and nowhere else
+        (37, 300, "mixed", f32, "mixed"),
+        # called with BLOCK_ROWS=1 where the rule's tile is 16 rows: a grid sized by the rule leaves rows out
+        (300, 128, "mixed, BLOCK_ROWS=1", f32, "contiguous"),
+    ]
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
         seed = 900 + i
@@ -108,9 +131,16 @@ def _norm_cases(large: bool) -> list[Case]:
         weight = values(cols, "positive", seed + 50)  # 0.5 to 1.5: a kernel that skips it is off
         bias = values(cols, "mixed", seed + 60)
         traits = frozenset({"large_mean"} if kind == "mean 3000" else set())
+        traits |= {"called_block_rows"} if "BLOCK_ROWS=" in kind else set()
         inputs = (x.to(dtype), weight.to(dtype), bias.to(dtype))
         case = row_case(inputs, (rows, cols), kind, layout, traits, out_dtype=dtype)
-        cases.append(replace(case, keywords=(("eps", 1e-3),)) if "eps=" in kind else case)
+        keywords = {
+            "near 0.03, eps=1e-3": (("eps", 1e-3),),
+            "near 1e-3, eps=0": (("eps", 0.0),),
+            "mixed, BLOCK_ROWS=1": (("BLOCK_ROWS", 1),),
+        }.get(kind, ())
+        # a tiling the function need not take: notebook 09's looped forms have no BLOCK_ROWS
+        cases.append(replace(case, keywords=keywords, optional="BLOCK_ROWS=" in kind))
     return cases
 
 
@@ -125,6 +155,15 @@ def _rows_of(kind: str, rows: int, cols: int, seed: int) -> torch.Tensor:
         return 3000 + u
     if kind == "near 0.03, eps=1e-3":
         return 0.03 * u
+    if kind == "near 1e-3, eps=0":
+        return 1e-3 * u
+    if kind == "near 300":
+        return 300 + 30 * u
+    if kind == "mixed, BLOCK_ROWS=1":
+        return u
+    if kind == "first column 10000":
+        u[:, 0] = 1e4
+        return u
     return values(rows * cols, kind, seed).double().view(rows, cols)
 
 
@@ -150,12 +189,12 @@ def _moments(x: torch.Tensor, centred: bool, count: int | None = None):
     return mean, ((x - mean) ** 2).sum(dim=1, keepdim=True) / n
 
 
-def _rms_reference(x, weight, eps=EPS):
+def _rms_reference(x, weight, eps=EPS, BLOCK_ROWS=None, num_warps=None):  # the tile changes nothing
     mean, var = _moments(x, centred=False)
     return _normalised(x, weight, None, mean, var, eps=eps)
 
 
-def _layer_reference(x, weight, bias, eps=EPS):
+def _layer_reference(x, weight, bias, eps=EPS, BLOCK_ROWS=None, num_warps=None):
     mean, var = _moments(x, centred=True)
     return _normalised(x, weight, bias, mean, var, eps=eps)
 
@@ -197,6 +236,8 @@ def _norm_predictions(case: Case, on_gpu: bool) -> Predictions:
         predict(out, "eps_value", other, _normalised(x, weight, bias, mean, var, eps=other))
     # the default where the call passed another: a case with the default gives the reference here
     predict(out, "eps_ignored", None, _normalised(x, weight, bias, mean, var, eps=EPS))
+    # the default only where the call passed 0 (eps or 1e-5)
+    predict(out, "eps_ignored", "0 replaced", _normalised(x, weight, bias, mean, var, eps=eps or EPS))
     ones = torch.ones_like(weight)
     predict(out, "weight_not_applied", None, _normalised(x, ones, bias, mean, var, eps=eps))
     if centred:
@@ -238,7 +279,11 @@ def _norm_predictions(case: Case, on_gpu: bool) -> Predictions:
     return out
 
 
-TRAITS = {"fp16": "fp16_accumulation", "strided": "ignores_strides"}
+TRAITS = {
+    "fp16": "fp16_accumulation",
+    "strided": "ignores_strides",
+    "called_block_rows": "block_rows_not_followed",
+}
 
 
 def _norm(id: str, signature: str, description: str, hint: str, centred: bool) -> Exercise:
@@ -255,24 +300,26 @@ def _norm(id: str, signature: str, description: str, hint: str, centred: bool) -
         mistakes=mistakes(MESSAGES, **_WORDS),
         trait_mistakes={**TRAITS, "large_mean": "one_pass_variance"} if centred else TRAITS,
         trait_probes={"fp16": lambda case: float16_exact(case, zero_mean=True)},
+        strided_out=True,  # out comes with its strides, which notebook 09's kernels take
     )
 
 
 EXERCISES = [
     _norm(
         "rms_norm",
-        "rms_norm(x, weight, out, eps=1e-5)",
+        "rms_norm(x, weight, out, eps=1e-5, BLOCK_ROWS=None, num_warps=None)",
         "out[r, :] = x[r, :] / sqrt(mean(x[r, :]^2) + eps) * weight for 2-D x of any strides, float16 or "
-        "float32, weight 1-D of n_cols, out in x's dtype",
+        "float32, weight 1-D of n_cols, out in x's dtype with its own strides",
         "one program per row, as in notebook 08; watch the mean: divide by n_cols, not by the tile's "
         "width, and put eps inside the square root.",
         centred=False,
     ),
     _norm(
         "layer_norm",
-        "layer_norm(x, weight, bias, out, eps=1e-5)",
+        "layer_norm(x, weight, bias, out, eps=1e-5, BLOCK_ROWS=None, num_warps=None)",
         "out[r, :] = (x[r, :] - mean) / sqrt(var + eps) * weight + bias per row (var divided by n_cols) "
-        "for 2-D x of any strides, float16 or float32, weight and bias 1-D of n_cols, out in x's dtype",
+        "for 2-D x of any strides, float16 or float32, weight and bias 1-D of n_cols, out in x's dtype "
+        "with its own strides",
         "start from rms_norm_kernel of section 3; watch the masked lanes after centring: x - mean is "
         "not 0 there any more (section 5's second picture), and divide the variance by n_cols.",
         centred=True,

@@ -52,10 +52,10 @@ MESSAGES = {
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
     "x.stride(1) to the kernel and use both in the offsets (don't assume stride 1), and take the row's "
     "length from x.shape (x.stride(0) is n_cols only for a contiguous x).",
-    "fp16_accumulation": "only fp16 cases fail, and they pass on values whose sums float16 holds exactly: "
-    "the sum went through float16, which loses precision and overflows past 65504: added in it (convert "
-    "each tile with .to(tl.float32) before adding) or converted to it before the store (out is float32: "
-    "store the float32 sum).",
+    "fp16_accumulation": "only fp16 cases fail, and each passes when run again on values whose sums "
+    "float16 holds exactly: the sum went through float16, which loses precision and overflows past "
+    "65504: added in it (convert each tile with .to(tl.float32) before adding) or converted to it before "
+    "the store (out is float32: store the float32 sum).",
     "store_race": "each row's out holds one part of its sum, the last: the loop over the row's column tiles "
     "resets or assigns its accumulator (acc = ... inside the loop), so that only its last tile counts, or "
     "several programs stored into one row's element with a plain tl.store (the last writer won). "
