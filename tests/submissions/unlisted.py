@@ -119,6 +119,8 @@ def _softmax_kernel(
     x = tl.load(x_ptr + row * sx + cols * sxc, mask=mask, other=float("-inf")).to(tl.float32)
     m = tl.max(x, axis=0)
     m = tl.where(m == float("-inf"), 0.0, m)
+    if MISTAKE == "clamped max":  # the -inf guard written as a clamp: rows below -10,000 shift too little
+        m = tl.maximum(tl.max(x, axis=0), -1e4)
     if MISTAKE == "exp2":
         e = tl.exp2(x - m)
     else:
@@ -145,6 +147,18 @@ def softmax_next_row(x, out):
     _softmax(x, out, "next row")
 
 
+def softmax_clamped_max(x, out):
+    _softmax(x, out, "clamped max")
+
+
+def softmax_one_column_filled(x, out):
+    # a row of one column special-cased as 1, which a row of -inf is not
+    if x.shape[1] == 1:
+        out.fill_(1.0)
+    else:
+        _softmax(x, out, "")
+
+
 # ----------------------------------------------------------------------------------------------------
 # LayerNorm: weight and bias swapped
 
@@ -164,7 +178,7 @@ def _layer_norm_kernel(x_ptr, w_ptr, b_ptr, out_ptr, n_cols, sx, sxc, so, soc, e
     tl.store(out_ptr + row * so + cols * soc, y.to(out_ptr.dtype.element_ty), mask=mask)
 
 
-def layer_norm_swapped(x, weight, bias, out, eps=1e-5):
+def layer_norm_swapped(x, weight, bias, out, eps=1e-5, BLOCK_ROWS=None, num_warps=None):
     n_rows, n_cols = x.shape
     args = (x, bias, weight, out, n_cols, x.stride(0), x.stride(1), out.stride(0), out.stride(1), eps)
     _layer_norm_kernel[(n_rows,)](*args, BLOCK=triton.next_power_of_2(n_cols))
@@ -263,6 +277,8 @@ UNLISTED = [
     ("row_sum", row_sum_doubled, {"factor"}, WRONG_VALUES),
     ("softmax", softmax_exp2, {"inputs"}, WRONG_VALUES),
     ("softmax", softmax_next_row, {"other_row"}, WRONG_VALUES),
+    ("softmax", softmax_clamped_max, {"zero"}, WRONG_VALUES),  # every wrong value 0, in the rows near -20,000
+    ("softmax", softmax_one_column_filled, {"offset"}, WRONG_VALUES),  # 1 where a row of -inf gives 0
     ("layer_norm", layer_norm_swapped, {"inputs"}, WRONG_VALUES),
     ("argmax", argmax_ties_by_slot, {"ties", "partials"}, {"ties_not_lowest"}),
     ("sum_one_launch", sum_one_launch_counted_doubled, {"factor"}, WRONG_VALUES),

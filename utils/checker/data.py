@@ -108,6 +108,10 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "huge negative": lambda: -(u + 1) * 1.5e38,
         "huge positive": lambda: (u + 1) * 1.5e38,
         "-inf first": lambda: torch.where(torch.arange(n) < min(n - 1, 16384), -math.inf, 2 * u - 1),
+        # The first 1,024 values 100 above the rest: a program whose first tile (of any size up to 1,024)
+        # is the high one meets lower tiles after it, where a shift by each tile's own maximum rescales by
+        # exp(100), past float32's largest value.
+        "falling by 100": lambda: torch.where(torch.arange(n) < 1024, 100.0, 0.0) + (2 * u - 1),
     }[kind]()
     return data.to(dtype)
 

@@ -142,7 +142,7 @@ def partials_finding(x: torch.Tensor, stages: list[Stage]) -> tuple[str, bool] |
 def _right_partials(x: torch.Tensor, flat: torch.Tensor) -> str | None:
     """What right partials of x the scratch `flat` holds (see partials_finding), in words; None if none.
     Where several reductions give the same partials (every one of an all-inf input's), all are named."""
-    found: list[tuple[str, int, str]] = []  # (reduction, tile, form), form "tile" or "program"
+    found: list[tuple[str, int, str, float]] = []  # (reduction, tile, form, pad), form "tile" or "program"
     for name, reduce, pad in _PARTIALS:
         rounding = name in _SUMS
         for b in (2**k for k in range(5, 17)):
@@ -152,20 +152,28 @@ def _right_partials(x: torch.Tensor, flat: torch.Tensor) -> str | None:
             per_tile = reduce(by_tile)
             scale = reduce(by_tile.abs()).abs() if rounding else per_tile.abs()
             if _close(flat[: len(by_tile)], per_tile, scale, rounding):
-                found.append((name, b, "tile"))
+                found.append((name, b, "tile", pad))
             programs = len(flat)
             if 1 < programs < len(by_tile):  # a persistent grid: program p strides over tiles
                 per_program = padded(per_tile, programs, pad).view(-1, programs)
                 extreme = name in ("maximum", "minimum")
                 strided = reduce(per_program.t()) if extreme else per_program.sum(0)
                 if _close(flat, strided, scale.sum() if rounding else strided.abs(), rounding):
-                    found.append((name, b, "program"))
+                    found.append((name, b, "program", pad))
     if not found:
         return None
-    _, b, form = found[0]
-    names = [name for name, size, how in found if (size, how) == (b, form)]
+    _, b, form, pad = found[0]
+    names = [name for name, size, how, _ in found if (size, how) == (b, form)]
     said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     if form == "tile":
+        count = -(-x.numel() // b)
+        rest = flat[count:]
+        if len(rest) and not bool((rest == pad).all()):  # slots past the tiles: a combine that reads them
+            return (
+                f"the right {said} of each tile of {b} elements in its first {count} slots, and in its "
+                f"other {len(rest)} values that are no tile's {said} (a combine that reads every slot "
+                "takes them in)"
+            )
         return f"the right {said} of each tile of {b} elements"
     return f"the right {said} of the tiles of {b} elements that each of {len(flat)} programs strides over"
 

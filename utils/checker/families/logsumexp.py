@@ -40,6 +40,7 @@ def _logsumexp_cases(large: bool) -> list[Case]:
         + extra_cases(extreme, seed=600, traits={"extreme"})
         + extra_cases(masked, seed=700)
         + extra_cases(many_tiles, seed=750)
+        + extra_cases([(16384, "falling by 100")], seed=760)
     )
 
 

@@ -18,7 +18,6 @@ masked lanes of a tile of BLOCK_SIZE columns: pad = (-n_cols) % BLOCK_SIZE lanes
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import torch
 
@@ -46,17 +45,21 @@ MESSAGES = {
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
     "x.stride(1) to the kernel and use both in the offsets (a row stride is not n_cols, and the column "
     "stride is not 1, for every view).",
-    "fp16_accumulation": "only float16 cases fail: the arithmetic went through float16, the row's sum of "
-    "exponentials (which stops growing at 2048 for values near 1, loses digits long before, and "
-    "overflows past 65,504) or the exponentials and the division themselves (a float16 spacing or more "
-    "off). Convert the loaded tile with .to(tl.float32), compute in float32, and convert only what you "
-    "store.",
+    "fp16_accumulation": "only float16 cases fail, and each passes when run again on values whose sums "
+    "float16 holds exactly: the arithmetic went through float16, the row's sum of exponentials (which "
+    "stops growing at 2048 for values near 1, loses digits long before, and overflows past 65,504) or "
+    "the exponentials and the division themselves (a float16 spacing or more off). Convert the loaded "
+    "tile with .to(tl.float32), compute in float32 (no .to(x's dtype) before a sum or a division), and "
+    "convert only what you store.",
     # The predictions take the max as max(row, 0) on rows with masked lanes: what a running max that
     # starts at 0 gives on every row, so the sentence names both
-    "wrong_sentinel": "rows whose values are all below 0 came out as if their maximum were 0 (exp(x - 0) "
-    "is 0 in float32 below about -103, where exp(x - max) is not): the maximum met a 0 that is not in the "
-    "row. Masked lanes loaded with other=0.0 (load with other=float('-inf')), or a running maximum that "
-    "started at 0 (start it at float('-inf')), do that.",
+    "wrong_sentinel": "rows whose values are all below 0 came out as if their maximum were 0 or more "
+    "(exp(x - 0) is 0 in float32 below about -103, where exp(x - max) is not): the shift was a maximum "
+    "that is not the row's, such as one that met a 0 not in the row. Masked lanes loaded with other=0.0 "
+    "(load with other=float('-inf')), a running maximum that started at 0 (start it at float('-inf')), "
+    "or a guard against -inf that left 0 in the maximum itself (m = tl.where(m == float('-inf'), 0.0, m) "
+    "kept as the running or a chunk's maximum, or pairs padded with a maximum of 0: only the shift "
+    "should use the 0), do that.",
     "all_neg_inf_row": "only the case with a row of -inf fails. A row with no finite entry is where a "
     "softmax without guards goes wrong: its max is -inf, and exp(-inf - (-inf)) is exp(NaN). This "
     "exercise asks for zeros there: guard the shift (tl.where(m == float('-inf'), 0.0, m)) and the "
@@ -68,6 +71,16 @@ _WORDS = dict(
 )
 
 NEG_INF = -math.inf
+
+
+# The traits of the cases whose rows have no finite entry, or start with a run of -inf.
+_TRAITS = {
+    "a row of -inf": frozenset({"all_neg_inf"}),
+    "one column, rows of -inf": frozenset({"all_neg_inf"}),
+    "-inf for 9000 columns, then near -500": frozenset({"neg_inf_run", "starts_neg_inf"}),
+}
+# What a case's name says of its values, where the data's own kind says too little.
+_LABELS = {"hot": "values 100 to 300", "cold": "values -400 to -200", "offset": "values near 10000"}
 
 
 def _softmax_cases(large: bool) -> list[Case]:
@@ -99,6 +112,20 @@ def _softmax_cases(large: bool) -> list[Case]:
     # Rows 200 apart, many to a tile of rows: a shift by the tile's largest value instead of each row's
     # own leaves exp(-200) = 0 in float32 for the lower rows.
     specs.append((16, 10, "rows 200 apart", f32, "contiguous"))
+    # Rows near -20,000, as an additive attention mask leaves them: a guard that clamps the max (max(m,
+    # -1e4)) in place of testing for -inf shifts them too little, and every exp is 0.
+    specs.append((2, 64, "near -20000", f32, "contiguous"))
+    # A run of -inf longer than a tile, then values near -500: a guard that leaves 0 in the running max (or
+    # in a chunk's max, or pads the pairs with a max of 0) makes every exp of these values 0.
+    specs.append((2, 12000, "-inf for 9000 columns, then near -500", f32, "contiguous"))
+    # One column, two of its rows -inf: the softmax of a one-element row is 1, but 0 for a row of -inf.
+    specs.append((4, 1, "one column, rows of -inf", f32, "contiguous"))
+    # Values near 10,000: the shift must come before any scaling (exp2(x * log2(e) - m * log2(e)) rounds two
+    # products near 14,000, and exp(x - logsumexp) a logsumexp near 10,000).
+    specs.append((2, 50, "offset", f32, "contiguous"))
+    # More rows than a grid capped at 1,024 programs (a persistent grid that forgets to reset its sums
+    # between rows, or to loop over the rows past its programs).
+    specs.append((1100, 4, "mixed", f32, "contiguous"))
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
         seed = 800 + i
@@ -114,14 +141,22 @@ def _softmax_cases(large: bool) -> list[Case]:
         elif kind == "rows 200 apart":
             x = values(rows * cols, "mixed", seed).view(rows, cols)
             x[1::2] += 200.0  # above, not below: a shift that met a 0 changes none of these rows
+        elif kind == "near -20000":
+            x = values(rows * cols, "mixed", seed).view(rows, cols) - 20000.0
+        elif kind == "-inf for 9000 columns, then near -500":
+            x = values(rows * cols, "mixed", seed).view(rows, cols) - 500.0
+            x[:, :9000] = NEG_INF
+        elif kind == "one column, rows of -inf":
+            x = torch.tensor([[NEG_INF], [2.0], [0.0], [NEG_INF]])
         elif kind == "a row of -inf":
             x = values(rows * cols, "mixed", seed).view(rows, cols)
             x[1] = NEG_INF
             x = x.to(dtype)
         else:
             x = values(rows * cols, kind, seed, dtype=dtype).view(rows, cols)
-        traits = frozenset({"all_neg_inf"} if kind == "a row of -inf" else set())
-        cases.append(row_case((x,), (rows, cols), kind, layout, traits, out_dtype=dtype))
+        traits = _TRAITS.get(kind, frozenset())
+        label = _LABELS.get(kind, kind)
+        cases.append(row_case((x,), (rows, cols), label, layout, traits, out_dtype=dtype))
     return cases
 
 
@@ -190,6 +225,10 @@ def _softmax_predictions(case: Case, on_gpu: bool) -> Predictions:
         predict(out, "no_max_subtraction", guard, unshifted)
     predict(out, "not_normalised", "no guard on the shift", torch.exp(x - row_max))
     predict(out, "not_normalised", "the shift guarded", torch.exp(x - _guarded_shift(row_max)))
+    # A row of -inf only, unguarded: exp(-inf - (-inf)) is NaN there, and the other rows are right
+    empty = torch.isneginf(x).all(dim=1)
+    if bool(empty.any()):
+        predict(out, "all_neg_inf_row", None, torch.where(empty[:, None], torch.nan, _reference(x64)))
     # Over the columns: a single row gives 1.0 everywhere (a GPU runs the 1 x 65,600 case's 65,600 programs)
     predict(out, "wrong_axis", None, torch.nan_to_num(torch.softmax(x64, dim=0), nan=0.0))
     if rows > 1:
@@ -197,6 +236,12 @@ def _softmax_predictions(case: Case, on_gpu: bool) -> Predictions:
         predict_missing_row_offset(out, _reference(x64), first)
     # The masked lanes of a row's last tile, padded with 0.0: in the max only, in the sum only, or both.
     zero_max = torch.maximum(row_max, torch.zeros_like(row_max))
+    # A maximum that met a 0 wherever it came from: a running max started at 0, a guard against -inf
+    # that left 0 in the max itself, pairs padded with a max of 0
+    for guarded, guard in GUARDS.items():
+        predict(
+            out, "wrong_sentinel", ("a maximum of 0 or more", guard), _shifted(x, zero_max, 0, None, guarded)
+        )
     by_pad: dict[int, dict[tuple[str, str], torch.Tensor]] = {}
     for b in POWERS_OF_TWO:
         pad = -cols % b
@@ -216,76 +261,6 @@ def _softmax_predictions(case: Case, on_gpu: bool) -> Predictions:
             code = "wrong_sentinel" if where == "other=0.0 in the max" else "masked_lanes_in_sum"
             predict(out, code, (b, where, guard), result)
     return out
-
-
-ONLINE_MESSAGES = {
-    **MESSAGES,
-    "starts_neg_inf": "only the rows that start with -inf fail: the row of -inf, and the rows whose first "
-    "values are -inf. While every value so far is -inf, the max m (or the running max) is -inf, and "
-    "exp(x - m) is exp(-inf - (-inf)) = NaN: shift by tl.where(m == float('-inf'), 0.0, m) in every pass "
-    "and every rescale, and guard the division (tl.where(total > 0, e / total, 0.0)): this exercise asks "
-    "for zeros where a row has no finite entry.",
-    "neg_inf_tile": "only the rows that start with a run of -inf longer than a tile fail (the row of -inf "
-    "alone passes): there a pass meets finite values after tiles of -inf only. While every value so far "
-    "is -inf, the running max m is -inf, and exp(x - m), or a rescale exp(m - m_new), is "
-    "exp(-inf - (-inf)) = NaN unless m is guarded: shift by tl.where(m == float('-inf'), 0.0, m) in every "
-    "pass and every rescale.",
-    "running_sum_not_rescaled": "rows that are longer than one tile fail: the running sum of "
-    "exponentials was not rescaled when the running max grew. Every term already in s was taken "
-    "against the old max m: before adding a tile's exp(x - m_new), multiply s by exp(m - m_new).",
-}
-
-
-def _online_predictions(case: Case, on_gpu: bool) -> Predictions:
-    """The softmax's predictions, and a running sum never rescaled: for tiles of b columns,
-    s = sum over tiles t of sum(exp(x_t - M_t)), with M_t the running max after tile t, and
-    out = exp(x - M) / s with M the row's max."""
-    out = _softmax_predictions(case, on_gpu)
-    x = case.inputs[0].float()
-    rows, cols = x.shape
-    e = torch.exp(x - _guarded_shift(x.max(dim=1, keepdim=True).values))
-    for b in POWERS_OF_TWO:
-        if b >= cols:  # one tile: nothing to rescale
-            break
-        tiled = torch.cat([x, x.new_full((rows, -cols % b), NEG_INF)], dim=1).view(rows, -1, b)
-        running = _guarded_shift(tiled.max(dim=2).values.cummax(dim=1).values)  # after each tile
-        s = torch.exp(tiled - running[:, :, None]).sum(dim=(1, 2)).reshape(rows, 1)
-        for guarded, guard in GUARDS.items():
-            predict(out, "running_sum_not_rescaled", (b, guard), _divided(e, s, guarded))
-    return out
-
-
-def _waves(rows: int, cols: int, seed: int) -> torch.Tensor:
-    """Rows whose tile maxima rise and fall along the row: three waves of height 20 a row, each row's
-    phase shifted, plus noise; so one row's maximum sits early, another's late, and the running maximum
-    of a tiled pass grows at different tiles in different rows (exp(20) makes a wrong rescale plain)."""
-    c = torch.arange(cols, dtype=torch.float64) / cols
-    phase = torch.arange(rows, dtype=torch.float64)[:, None] / rows
-    noise = values(rows * cols, "mixed", seed).double().view(rows, cols)
-    return (20 * torch.sin(2 * math.pi * (3 * c + phase)) + noise).float()
-
-
-def _online_cases(large: bool) -> list[Case]:
-    """The softmax's battery; rows whose tile maxima rise and fall along the row, at 3,001 columns and at
-    20,001, so that tiles of 8,192 (the exercise's default) see the running max grow too; rows that start
-    with 9,000 values of -inf, longer than such a tile; and, on a GPU, a row longer than one program's
-    registers hold."""
-    # the row of -inf starts with -inf too: a kernel with no guard anywhere fails both kinds
-    cases = [
-        replace(case, traits=case.traits | {"starts_neg_inf"}) if "all_neg_inf" in case.traits else case
-        for case in _softmax_cases(large)
-    ]
-    cases.append(Case("8x3001 float32 rising and falling, contiguous", (_waves(8, 3001, 898),), (8, 3001)))
-    cases.append(Case("2x20001 float32 rising and falling, contiguous", (_waves(2, 20001, 897),), (2, 20001)))
-    x = values(2 * 12000, "mixed", 895).view(2, 12000)
-    x[:, :9000] = NEG_INF
-    name = "2x12000 float32 -inf for 9000 columns, then values, contiguous"
-    cases.append(Case(name, (x,), (2, 12000), traits=frozenset({"neg_inf_run", "starts_neg_inf"})))
-
-    if large:
-        x = values(8 * 65536, "mixed", 899).view(8, 65536)
-        cases.append(Case("8x65536 float32 mixed, contiguous", (x,), (8, 65536), out_dtype=torch.float32))
-    return cases
 
 
 def softmax(id: str, signature: str, description: str, hint: str) -> Exercise:
@@ -320,22 +295,3 @@ EXERCISES = [
         "zeros, not NaN.",
     ),
 ]
-EXERCISES.append(
-    replace(
-        EXERCISES[0],
-        id="softmax_online",
-        signature="softmax_online(x, out)",
-        description="softmax with the row read in tiles, twice: a running max and a running sum of "
-        "exponentials rescaled as the max grows (Milakov and Gimelshein), then the normalised values",
-        hint='start from the looped softmax of "Long rows"; watch the running sum, taken against a '
-        "maximum that can still grow, and the -inf contract while every value so far is -inf.",
-        cases=_online_cases,
-        predictions=_online_predictions,
-        mistakes=mistakes(ONLINE_MESSAGES, **_WORDS),
-        trait_mistakes={
-            **EXERCISES[0].trait_mistakes,
-            "neg_inf_run": "neg_inf_tile",
-            "starts_neg_inf": "starts_neg_inf",
-        },
-    )
-)

@@ -23,16 +23,19 @@ from utils.checker.families.softmax import (
     _WORDS,
     GUARDS,
     NEG_INF,
-    ONLINE_MESSAGES,
     _divided,
     _guarded_shift,
-    _online_cases,
-    _online_predictions,
     _reference,
-    _waves,
 )
 from utils.checker.families.softmax import (
     EXERCISES as SOFTMAX_EXERCISES,
+)
+from utils.checker.families.softmax_online import (
+    ONLINE_MESSAGES,
+    _online_cases,
+    _online_predictions,
+    _waves,
+    predict_neg_inf_runs,
 )
 from utils.checker.model import Case, mistakes
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict
@@ -92,6 +95,7 @@ def _split_predictions(case: Case, on_gpu: bool) -> Predictions:
             predict(out, "split_sum_not_rescaled", (layout, guard), added)
             alone = _divided(e, sums, guarded).reshape(rows, -1)[:, :cols]
             predict(out, "chunk_normalised_alone", (layout, guard), alone)
+        predict_neg_inf_runs(out, x, torch.isneginf(chunks).all(dim=2).any(dim=1), layout, "neg_inf_chunk")
     return out
 
 
@@ -136,5 +140,8 @@ EXERCISES = [
             "neg_inf_run": "neg_inf_chunk",
             "starts_neg_inf": "starts_neg_inf",
         },
+        # a chunk of -inf only shows as a first tile of -inf only does, on rows whose run of -inf is longer
+        # than both: the split's own word for it
+        yields={"neg_inf_tile": frozenset({"neg_inf_chunk"})},
     )
 ]

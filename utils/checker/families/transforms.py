@@ -67,7 +67,8 @@ MESSAGES = {
     "!= 0 misses the values between -1 and 1). Keep the values and their sums in float32; only a "
     "count of x != 0 may be added up in integers.",
     "exp_overflow": "exp(x) overflowed (x > 88.7) or underflowed (x < -103) in float32: subtract the maximum "
-    "m first and compute m + log(sum(exp(x - m))).",
+    "m first and compute m + log(sum(exp(x - m))), in every stage: a combine of the partials (m_p, s_p) "
+    "rescales each by exp(m_p - M), M the largest m_p, not by exp(m_p).",
     "max_not_added_back": "the maximum m was subtracted but not added back: logsumexp(x) = m + "
     "log(sum(exp(x - m))).",
     "unbiased_variance": "the variance was divided by n - 1: this exercise wants the population variance, "
