@@ -134,7 +134,13 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
             rows, n_cols = shape
             grid = wrong.reshape(rows, n_cols)
             bad_rows = grid.any(dim=1)
-            text = f"'{run.case.name}': wrong in {index_set(bad_rows.nonzero(), rows, 'row')}"
+            where = index_set(bad_rows.nonzero(), rows, "row")
+            if len(exercise.out_rows) == rows:  # rows of out that are results of their own: dW, db
+                where = " and ".join(
+                    f"out[{i}] ({exercise.out_rows[i]})" for i in bad_rows.nonzero().flatten()
+                )
+                where += "" if bool(bad_rows.all()) else " only"
+            text = f"'{run.case.name}': wrong in {where}"
             columns = grid[bad_rows]
             if bool((columns == columns[0]).all()):
                 text += f", in {index_set(columns[0].nonzero(), n_cols, 'column')} of each"

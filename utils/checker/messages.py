@@ -8,8 +8,9 @@ ENGINE_MISTAKES = {
     "not_written": "out was never written: the kernel has no tl.store (or atomic) into out, no program "
     "reached it (a condition none met, such as a last-ticket test that no ticket passes: tl.atomic_add "
     "returns the count before its add, so the last of P programs draws P - 1), it was never launched, or "
-    "it was given another tensor (out = torch.zeros_like(out) makes a new one, which the caller never "
-    "sees; out.zero_() resets the caller's).",
+    "it was given another tensor (out = torch.zeros_like(out) makes a new one, and out.data = result "
+    "points out at other memory: the caller's memory sees neither; out.zero_() resets the caller's, and "
+    "out.copy_(result) writes into it).",
     "strided_out_not_written": "{out} was left as it was in every case where it is a transposed or sliced "
     "view, and right in every case where it is contiguous: the results went into another tensor, such as "
     "the copy that {out}.contiguous() (or {out}.reshape(...)) returns for a strided view; writing into "

@@ -197,6 +197,9 @@ class Exercise:
     other_values: Callable[[tuple[torch.Tensor, ...]], tuple[tuple[torch.Tensor, ...], str]] = (
         every_input_scaled
     )
+    # names of out's rows where each is a result of its own (layer_norm_dw_db: dW, db), for the report's
+    # "wrong in out[0] (dW)"; empty: rows are rows
+    out_rows: tuple[str, ...] = ()
 
     def trait_probe(self, trait: str) -> Callable[[Case], Case] | None:
         """The probe for `trait`: the exercise's own, else the checker's (DEFAULT_TRAIT_PROBES), else None."""

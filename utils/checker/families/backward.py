@@ -34,9 +34,11 @@ MESSAGES = {
     "missing_row_offset": "rows landed in the wrong place: every row of dx holds row 0's gradient, or only "
     "dx's first row was written. The row is missing from an input's offset (y_ptr + row * stride_row) or "
     "from dx's.",
-    "ignores_strides": "contiguous tensors pass but transposed or sliced views fail: pass each tensor's "
-    "stride(0) and stride(1), dx's too, to the kernel, and use each tensor's own two in its offsets; "
-    "take n_rows and n_cols from a shape (x.stride(0) is n_cols only for a contiguous x).",
+    "ignores_strides": "only cases on transposed or sliced views fail, and every contiguous one passes: "
+    "pass each tensor's stride(0) and stride(1), dx's too, to the kernel, and use each tensor's own two in "
+    "its offsets (where the mixed case alone fails, its tensors laid out unlike each other, one tensor's "
+    "strides served for another's); take n_rows and n_cols from a shape (x.stride(0) is n_cols only for a "
+    "contiguous x).",
     "fp16_accumulation": "only float16 cases fail, and each passes when run again on values whose sums "
     "float16 holds exactly: the row's sum of dy * y went through float16 (added in it, or converted to it "
     "once summed in float32), which keeps 11 significant bits. Convert the loaded tiles with "

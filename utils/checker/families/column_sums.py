@@ -39,8 +39,10 @@ MESSAGES = {
     "row's rstd as the forward scaled it.",
     "xhat_without_mean": "out[0] is the sum of dy * x * rstd: xhat is (x - mean) * rstd, shifted by the "
     "row's mean first.",
-    "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass each input's "
-    "stride(0) and stride(1) to the kernel and use both in its offsets.",
+    "ignores_strides": "only cases on transposed or sliced views fail, and every contiguous one passes: "
+    "pass each input's stride(0) and stride(1) to the kernel and use each input's own two in its offsets "
+    "(where the mixed case alone fails, x and dy laid out unlike each other, one input's strides served "
+    "for the other's).",
     "fp16_accumulation": "only float16 cases fail, and each passes when run again on values whose sums "
     "float16 holds exactly: between the loads and out, x - mean, the products or the sums went through "
     "float16 (computed in it, or the mean converted to it), which keeps 11 significant bits. Convert the "
@@ -214,5 +216,6 @@ EXERCISES = [
         },
         trait_probes={"fp16": _float16_exact, "mean 3000": _mean_near_zero},
         other_values=_other_values,
+        out_rows=("dW", "db"),
     )
 ]

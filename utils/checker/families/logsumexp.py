@@ -9,7 +9,9 @@ import numpy as np
 import torch
 
 from utils.checker.data import (
+    describe,
     extra_cases,
+    values,
     vector_cases,
 )
 from utils.checker.families.reductions import MAX_RACE_PROGRAMS, scalar_predictions
@@ -23,9 +25,12 @@ _LOGSUMEXP = dict(
     TRANSFORM_WORDS,
     identity="other=float('-inf'): exp(-inf) = 0 adds nothing",
     reset="",
-    nan_hint="exp(-inf - (-inf)) is NaN. A running max that is still -inf (a lane or a program that "
-    "has seen only masked lanes or -inf entries, or an input of -inf only) must not be subtracted from "
-    "itself, in the partials or in the combine: shift by 0 there, tl.where(m == float('-inf'), 0.0, m).",
+    nan_hint="exp(-inf - (-inf)) is NaN: a running max that is still -inf (a lane or a program that has "
+    "seen only masked lanes or -inf entries, or an input of -inf only) must not be subtracted from itself, "
+    "in the partials or in the combine; shift by 0 there, tl.where(m == float('-inf'), 0.0, m). So are "
+    "inf / inf and 0 / 0, where an exp overflowed or vanished on its own: a rescale written exp(m) / "
+    "exp(m_new), not exp(m - m_new). The cases that fail say which: those with -inf, or those of large "
+    "values.",
 )
 
 
@@ -33,13 +38,16 @@ def _logsumexp_cases(large: bool) -> list[Case]:
     # "hot" and "cold" values make exp(x) overflow or underflow in float32 unless the max is subtracted.
     extreme = [(1000, "hot"), (3, "hot"), (5000, "cold"), (2**15 + 9, "hot")]
     masked = [(1, "all -inf"), (5000, "all -inf"), (50_000, "-inf first")]  # masked logits are -inf
-    # more than 64 partials at any tile up to 4,096 (257 at 1,024): a combine that reads a fixed few fails
-    many_tiles = [(2**18 + 3, "mixed")]
+    # more than 64 partials at any tile up to 4,096 (257 at 1,024): a combine that reads a fixed few fails;
+    # its last 3 values 30, so that a combine that leaves out even the last partial (256 of 257) fails too
+    many = values(2**18 + 3, "mixed", seed=750)
+    many[-3:] = 30.0
+    many_tiles = Case(describe(many.numel(), "mixed, the last 3 values 30"), (many,), (1,))
     return (
         vector_cases(large)
         + extra_cases(extreme, seed=600, traits={"extreme"})
         + extra_cases(masked, seed=700)
-        + extra_cases(many_tiles, seed=750)
+        + [many_tiles]
         + extra_cases([(16384, "falling by 100")], seed=760)
     )
 

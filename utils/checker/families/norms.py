@@ -74,7 +74,8 @@ MESSAGES = {
     "missing_row_offset": "rows landed in the wrong place: every row of out holds row 0's result, or only "
     "out's first row was written. The row is missing from the input's offset "
     "(x_ptr + row * stride_row) or from out's (out_ptr + row * out_stride_row).",
-    "ignores_strides": "contiguous tensors pass but transposed or sliced views fail: pass x.stride(0) and "
+    "ignores_strides": "only cases on transposed or sliced views fail, and every contiguous one passes: pass "
+    "x.stride(0) and "
     "x.stride(1), and out.stride(0) and out.stride(1), to the kernel and use each tensor's own two in its "
     "offsets (a row stride is not n_cols, and the column stride is not 1, for every view; out need not "
     "be laid out as x is).",
