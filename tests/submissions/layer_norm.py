@@ -61,6 +61,8 @@ def norm_row_kernel(
                 xc = tl.where(mask, x - mean, 0.0)
             if MISTAKE == "unbiased":
                 var = tl.sum(xc * xc, axis=0) / (n - 1)
+            elif MISTAKE == "unbiased, guarded":  # a row of one column kept finite
+                var = tl.sum(xc * xc, axis=0) / tl.maximum(n - 1, 1)
             else:
                 var = tl.sum(xc * xc, axis=0) / n
         if MISTAKE == "mean not subtracted":
@@ -99,10 +101,11 @@ def _warps(block):
     return 4 if block <= 2048 else 8 if block <= 8192 else 16
 
 
-def _row_in_registers(mistake="none", centred=True, fixed_eps=None, zero_replaced=False):
+def _row_in_registers(mistake="none", centred=True, fixed_eps=None, zero_replaced=False, default_eps=EPS):
     # fixed_eps: a constant the kernel gets whatever eps the call passes (the eps_value and eps_ignored
-    # mistakes); zero_replaced: eps or EPS, which turns the call's eps=0.0 into EPS
-    def launch(x, weight, bias, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
+    # mistakes); zero_replaced: eps or EPS, which turns the call's eps=0.0 into EPS; default_eps: the
+    # default of the function's eps, where a call passes none
+    def launch(x, weight, bias, out, eps=default_eps, BLOCK_ROWS=None, num_warps=None):
         n_rows, n_cols = x.shape
         block = triton.next_power_of_2(n_cols)
         eps = eps if fixed_eps is None else fixed_eps
@@ -119,7 +122,7 @@ def _row_in_registers(mistake="none", centred=True, fixed_eps=None, zero_replace
         )
         return layer_norm
 
-    def rms_norm(x, weight, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
+    def rms_norm(x, weight, out, eps=default_eps, BLOCK_ROWS=None, num_warps=None):
         launch(x, weight, weight, out, eps, BLOCK_ROWS, num_warps)  # no bias: the kernel never reads it
 
     rms_norm.__name__ = f"rms_norm_{mistake.replace(' ', '_')}" + ("_eps_or_default" if zero_replaced else "")
@@ -278,6 +281,7 @@ WRONG = [
     # out is laid out as x is but in the mixed case (x transposed, out sliced), the only one that fails
     (_row_in_registers("x's strides for out"), "ignores_strides"),
     (layer_norm_rows_grid_from_rule, "block_rows_not_followed"),
+    (_row_in_registers("unbiased, guarded"), "unbiased_variance"),
 ]
 if interpreting():  # only the interpreter's guard sees a read that the store's mask then discards
     WRONG.append((_row_in_registers("weight unmasked"), "read_past_end"))

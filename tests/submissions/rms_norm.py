@@ -73,8 +73,11 @@ def rms_norm_rows(x, weight, out, eps=EPS, BLOCK_ROWS=None, num_warps=None):
     rms_norm_rows_kernel[(triton.cdiv(n_rows, rows),)](*args, ROWS=rows, BLOCK=block, num_warps=8)
 
 
-def _rms(mistake="none", fixed_eps=None, zero_replaced=False):
-    return _row_in_registers(mistake, centred=False, fixed_eps=fixed_eps, zero_replaced=zero_replaced)
+def _rms(mistake="none", fixed_eps=None, zero_replaced=False, default_eps=EPS):
+    fn = _row_in_registers(mistake, False, fixed_eps, zero_replaced, default_eps)
+    if default_eps != EPS:
+        fn.__name__ += f"_default_eps_{default_eps:g}"
+    return fn
 
 
 def _eps(value):
@@ -98,4 +101,5 @@ WRONG = [
     (_rms("sums in x's dtype"), "fp16_accumulation"),
     (_rms("squares in x's dtype"), "fp16_accumulation"),  # the float16 rows near 300
     (_rms(zero_replaced=True), "eps_ignored"),  # eps or 1e-5: only the case called with eps=0.0 fails
+    (_rms(default_eps=1e-6), "eps_value"),  # LLaMA's default: the cases that pass an eps of their own pass
 ]

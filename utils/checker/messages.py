@@ -24,7 +24,9 @@ ENGINE_MISTAKES = {
     "contiguously pass: out was stored with an input's strides. Store out with its own, out.stride(0) "
     "and out.stride(1).",
     "read_past_end": "a tl.load let lanes past a tensor's end through (no mask, or a mask wider than the "
-    "tensor), and what they read stayed out of the result only because those lanes were never stored. "
+    "tensor), and what they read stayed out of the result: those lanes were never stored, or what they "
+    "read was multiplied by another load's masked 0 (harmless only while that memory holds no inf or "
+    "NaN). "
     "On a GPU such a read may fault, or read another tensor's memory. Give every tl.load the mask of the "
     "lanes its tensor has (offsets < n, not <= n; cols < n_cols for a row's columns or a weight).",
     "out_of_bounds_write": "the kernel wrote outside out: a tl.store (or atomic) without mask=offsets < n, "

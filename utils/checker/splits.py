@@ -64,11 +64,12 @@ def which_cases(runs: list[Run], failing: list[Run]) -> list[Finding]:
     """A split of the cases: by a trait (see _by_trait), or by size: every case past some size fails
     and every case up to it passes, or the other way round; a sign that one code path (one program, one
     tile, a loop taken or not) is wrong and the other right. Size: the input's elements, or the row's
-    length. A size split needs two failing cases at least: of one, it only restates that case's size."""
+    length. A size split needs two failing cases and two passing ones at least: one case on a side only
+    restates its own size."""
     if not failing or len(failing) == len(runs):
         return []
     findings = _by_trait(runs, failing) + _after_same_shape(runs, failing)
-    if len(failing) < 2:
+    if len(failing) < 2 or len(runs) - len(failing) < 2:
         return findings
     for name, size in (("elements", lambda run: run.case.inputs[0].numel()), ("columns", reduced_length)):
         if name == "columns" and all(run.case.inputs[0].dim() == 1 for run in runs):

@@ -57,6 +57,8 @@ def _y_and_dy(rows: int, cols: int, kind: str, seed: int) -> tuple[torch.Tensor,
     dy = values(rows * cols, "mixed", seed + 1).double().view(rows, cols)
     if kind == "dy near 1":  # dy - sum(dy * y) is then a small difference, and the sum's rounding shows
         dy = 1 + dy / 100
+    if kind == "dy 0 in every 3rd row":  # dx is 0 there: a kernel that skips those rows leaves dx as it was
+        dy[::3] = 0.0
     return y, dy
 
 
@@ -89,6 +91,7 @@ def _cases(large: bool) -> list[Case]:
         (300, 64, "mixed", f32, "contiguous"),  # more rows than a persistent grid has programs on a CPU
         # y transposed, dy sliced, dx contiguous: one tensor's strides used for another's fail here
         (37, 300, "mixed", f32, "mixed"),
+        (12, 40, "dy 0 in every 3rd row", f32, "contiguous"),
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]

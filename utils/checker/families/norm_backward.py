@@ -85,6 +85,8 @@ def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> t
     x = x + 3000.0 if kind == "mean 3000" else x * {"small": 1e-3, SAVED_KIND: 0.03}.get(kind, 1.0)
     w = values(cols, "positive", seed + 1)
     dy = values(rows * cols, "mixed", seed + 2).double().view(rows, cols)
+    if kind == "zeros in x and dy":  # a ReLU's output, a masked loss's dy: counts taken from x != 0 show
+        x, dy[:, ::4] = x.clamp_min(0.0), 0.0
     x, dy = x.to(dtype), dy.to(dtype)
     return x, w, dy, *saved_statistics(x, SAVED_EPS if kind == SAVED_KIND else EPS)
 
@@ -116,6 +118,8 @@ def _cases(large: bool) -> list[Case]:
         (37, 300, "mixed", f32, "mixed"),  # x transposed, dy contiguous: one's strides used for the other's
         (24, 200, "small", f32, "contiguous"),  # var about 3e-7 beside eps = 1e-5: an rstd recomputed shows
         (12, 200, SAVED_KIND, f32, "contiguous"),  # var near 1e-3: rstd recomputed with 1e-5 is far off
+        (5, 1, "mixed", f32, "contiguous"),  # rows of one column: dx is 0
+        (4, 257, "zeros in x and dy", f32, "contiguous"),  # one past a chunk of 128 or 256
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
@@ -217,8 +221,8 @@ def _dx_predictions(inputs: tuple[torch.Tensor, ...], layer: bool, saved_eps: bo
     predict(out, "w_left_out", None, _dx(x, torch.ones_like(w), dy, mean, rstd, c2_term=layer))
     for block in (b for b in POWERS_OF_TWO if b > cols):  # the tile's width, in place of n_cols
         predict(out, "wrong_count", block, _dx(x, w, dy, mean, rstd, count=block, c2_term=layer))
-    if cols > 1:
-        predict(out, "wrong_count", "n_cols - 1", _dx(x, w, dy, mean, rstd, count=cols - 1, c2_term=layer))
+    # (a row of one column divides by 0: NaN or inf, as the kernel's float32 gives them too)
+    predict(out, "wrong_count", "n_cols - 1", _dx(x, w, dy, mean, rstd, count=cols - 1, c2_term=layer))
     if rows > 1:
         right = _dx(x, w, dy, mean, rstd, c2_term=layer)
         first = _dx(x[:1], w, dy[:1], mean[:1], rstd[:1], c2_term=layer).expand(rows, cols)

@@ -3,9 +3,9 @@
     rms_norm:   out[r, :] = x[r, :] / sqrt(mean(x[r, :]^2) + eps) * weight
     layer_norm: out[r, :] = (x[r, :] - mean_r) / sqrt(var_r + eps) * weight + bias
 
-for a 2-D x of any strides, float16 or float32, weight and bias 1-D of n_cols in x's dtype, out in x's
-dtype, eps = 1e-5 (torch's default for layer_norm) unless the call passes eps=, and var_r the biased
-variance (divided by n_cols).
+for a 2-D x of any strides, float16 or float32, weight and bias 1-D of n_cols in x's dtype, out of x's
+shape in its own dtype (x's, or float32 for a float16 x) and strides, eps = 1e-5 (torch's default for
+layer_norm) unless the call passes eps=, and var_r the biased variance (divided by n_cols).
 Like the softmax, each row is reduced (to its mean square, or to its mean and then its variance) and then
 written whole, so the mistakes are those of the row family (offsets, strides, float16 sums) and of
 notebook 04 and 06's sums (masked lanes, the count to divide by, a variance that cancels), plus the
@@ -17,7 +17,9 @@ zeros and a row of values near 1e-3 (where eps decides the result), rows whose m
 dwarfs their spread, where layer_norm's variance computed as E[x^2] - E[x]^2 cancels in float32, rows of
 values near 0.03 called with eps=1e-3 (a kernel that ignores the argument uses 1e-5 there), a tall
 matrix of short rows, with more rows than columns, rows near 1e-3 called with eps=0.0, float16 rows near
-300 (their squares overflow float16), and rows whose first column is 10,000.
+300 (their squares overflow float16), rows whose first column is 10,000, a mixed case (x transposed, out
+sliced), a call with BLOCK_ROWS=1, rows with exact zeros, float32 rows of 20,000 columns, and a float16 x
+into a float32 out.
 
 Predictions are computed in float64 from the case's inputs; every one of them is a whole-row formula, so
 a block size matters only to the mistakes that count the masked lanes of the row's last tile.
@@ -124,6 +126,12 @@ def _norm_cases(large: bool) -> list[Case]:
         (37, 300, "mixed", f32, "mixed"),
         # called with BLOCK_ROWS=1 where the rule's tile is 16 rows: a grid sized by the rule leaves rows out
         (300, 128, "mixed, BLOCK_ROWS=1", f32, "contiguous"),
+        # rows with exact zeros among positive values (a mask taken from x != 0 drops them); and float32 rows
+        # wider than 16,384 (a tile capped as Triton's layer-norm tutorial caps it, without its error)
+        (8, 60, "with zeros", f32, "contiguous"),
+        (2, 20000, "mixed", f32, "contiguous"),
+        # float16 x into a float32 out: the result is stored in out's dtype, not rounded to x's first
+        (16, 100, "mixed, out float32", f16, "contiguous"),
     ]
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
@@ -134,7 +142,8 @@ def _norm_cases(large: bool) -> list[Case]:
         traits = frozenset({"large_mean"} if kind == "mean 3000" else set())
         traits |= {"called_block_rows"} if "BLOCK_ROWS=" in kind else set()
         inputs = (x.to(dtype), weight.to(dtype), bias.to(dtype))
-        case = row_case(inputs, (rows, cols), kind, layout, traits, out_dtype=dtype)
+        out_dtype = torch.float32 if "out float32" in kind else dtype
+        case = row_case(inputs, (rows, cols), kind, layout, traits, out_dtype=out_dtype)
         keywords = {
             "near 0.03, eps=1e-3": (("eps", 1e-3),),
             "near 1e-3, eps=0": (("eps", 0.0),),
@@ -160,8 +169,10 @@ def _rows_of(kind: str, rows: int, cols: int, seed: int) -> torch.Tensor:
         return 1e-3 * u
     if kind == "near 300":
         return 300 + 30 * u
-    if kind == "mixed, BLOCK_ROWS=1":
+    if kind in ("mixed, BLOCK_ROWS=1", "mixed, out float32"):
         return u
+    if kind == "with zeros":
+        return u.clamp_min(0.0)  # about half of them 0
     if kind == "first column 10000":
         u[:, 0] = 1e4
         return u
@@ -235,6 +246,14 @@ def _norm_predictions(case: Case, on_gpu: bool) -> Predictions:
     predict(out, "eps_outside_sqrt", None, _normalised(x, weight, bias, mean, var, eps=eps, eps_outside=True))
     for other in OTHER_EPS:
         predict(out, "eps_value", other, _normalised(x, weight, bias, mean, var, eps=other))
+        # another default, the call's eps kept where it passes one
+        default_only = other if "eps" not in case.kwargs else eps
+        predict(
+            out,
+            "eps_value",
+            (other, "the default"),
+            _normalised(x, weight, bias, mean, var, eps=default_only),
+        )
     # the default where the call passed another: a case with the default gives the reference here
     predict(out, "eps_ignored", None, _normalised(x, weight, bias, mean, var, eps=EPS))
     # the default only where the call passed 0 (eps or 1e-5)
@@ -247,6 +266,9 @@ def _norm_predictions(case: Case, on_gpu: bool) -> Predictions:
         # n / (n - 1): a row of one column divides 0 by 0
         unbiased = var * cols / (cols - 1) if cols > 1 else torch.full_like(var, math.nan)
         predict(out, "unbiased_variance", None, _normalised(x, weight, bias, mean, unbiased, eps=eps))
+        # ... or by max(n_cols - 1, 1), a guard for the row of one column
+        guarded = var * cols / max(cols - 1, 1)
+        predict(out, "unbiased_variance", "guarded", _normalised(x, weight, bias, mean, guarded, eps=eps))
     if rows > 1:
         first_mean, first_var = _moments(x[:1], centred)
         first = _normalised(x[:1], weight, bias, first_mean, first_var, eps=eps).expand(rows, cols)
@@ -310,7 +332,7 @@ EXERCISES = [
         "rms_norm",
         "rms_norm(x, weight, out, eps=1e-5, BLOCK_ROWS=None, num_warps=None)",
         "out[r, :] = x[r, :] / sqrt(mean(x[r, :]^2) + eps) * weight for 2-D x of any strides, float16 or "
-        "float32, weight 1-D of n_cols, out in x's dtype with its own strides",
+        "float32, weight 1-D of n_cols, out of x's shape in its own dtype and strides",
         "one program per row, as in notebook 08; watch the mean: divide by n_cols, not by the tile's "
         "width, and put eps inside the square root.",
         centred=False,
@@ -319,8 +341,8 @@ EXERCISES = [
         "layer_norm",
         "layer_norm(x, weight, bias, out, eps=1e-5, BLOCK_ROWS=None, num_warps=None)",
         "out[r, :] = (x[r, :] - mean) / sqrt(var + eps) * weight + bias per row (var divided by n_cols) "
-        "for 2-D x of any strides, float16 or float32, weight and bias 1-D of n_cols, out in x's dtype "
-        "with its own strides",
+        "for 2-D x of any strides, float16 or float32, weight and bias 1-D of n_cols, out of x's shape in "
+        "its own dtype and strides",
         "start from rms_norm_kernel of section 3; watch the masked lanes after centring: x - mean is "
         "not 0 there any more (section 5's second picture), and divide the variance by n_cols.",
         centred=True,
