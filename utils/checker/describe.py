@@ -57,7 +57,7 @@ def index_set(indices: torch.Tensor | Sequence[int], n: int, noun: str = "elemen
             return f"the last {k} {plural} (from {noun} {first} of {n})"
         return f"{plural} {first} to {last} (of {n})"
     steps = s.diff().unique()
-    if len(steps) == 1:
+    if len(steps) == 1 and k > 2:  # two indices are just two: "every 3rd from 0" of rows 0 and 3 says less
         return f"every {_ordinal(int(steps[0]))} {noun} from {noun} {first} ({k} of {n})"
     listed = ", ".join(str(int(i)) for i in s[:MAX_LISTED])
     more = f" and {k - MAX_LISTED} more" if k > MAX_LISTED else ""

@@ -252,13 +252,13 @@ def spacings(pairs: list[Pairs], others: bool = False) -> Finding | None:
     narrow = any(x.dtype in (torch.float16, torch.bfloat16) for p in pairs for x in p.run.case.inputs)
     name, bits = ("float16", 11) if narrow else ("float32", 24)
     worst = 0.0
-    largest: tuple[float, float] = (0.0, 0.0)  # (error, right value there)
+    largest: tuple[float, float, float] = (0.0, 0.0, 0.0)  # (error, right value there, value got there)
     for p in pairs:
         err = (p.got - p.want).abs()
         worst = max(worst, float((err / _spacing(p.want, bits)).max()))
         i = int(err.argmax())
         if float(err[i]) > largest[0]:
-            largest = (float(err[i]), float(p.want[i]))
+            largest = (float(err[i]), float(p.want[i]), float(p.got[i]))
     where = " of the finite values written" if others else ""
     if worst <= 32:
         return Finding(
@@ -266,8 +266,10 @@ def spacings(pairs: list[Pairs], others: bool = False) -> Finding | None:
             f"the errors{where} are small: at most {worst:.3g} {name} spacings at the right value "
             f"({name} keeps {bits} significant bits)",
         )
+    got = f" and the result {largest[2]:.4g}" if f"{largest[0]:.4g}" == f"{abs(largest[1]):.4g}" else ""
     return Finding(
-        "size", f"the largest error{where} is {largest[0]:.4g}, where the right value is {largest[1]:.4g}"
+        "size",
+        f"the largest error{where} is {largest[0]:.4g}, where the right value is {largest[1]:.4g}{got}",
     )
 
 

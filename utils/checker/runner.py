@@ -86,7 +86,7 @@ def check(exercise_id: str, fn) -> bool:
         print(f"{exercise.id}: not attempted yet. Hint: {exercise.hint}")
         return False
     sizes = [case.n for case in cases]
-    span = f"N, the first input's elements, from {min(sizes):,} to {max(sizes):,}"
+    span = f"N from {min(sizes):,} to {max(sizes):,} elements of {exercise.input_names[0]}"
     print(f"{exercise.id}: all {len(cases)} cases passed ({device}, {span}{note}).")
     return True
 

@@ -53,8 +53,8 @@ def _after_same_shape(runs: list[Run], failing: list[Run]) -> list[Finding]:
         if run in failing and before not in failing and shapes == [x.shape for x in before.case.inputs]:
             text = (
                 f"'{run.case.name}' ran right after '{before.case.name}', of the same shape, which passed: "
-                "anything your function keeps between calls by shape (a cached result, maximum, sum, grid "
-                "or buffer) reaches this case"
+                "if your function keeps anything between calls by shape (a cached result, maximum, sum, "
+                "grid or buffer), it reaches this case from that one"
             )
             found.append(Finding("cases", text))
     return found

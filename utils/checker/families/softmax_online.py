@@ -110,6 +110,14 @@ def _online_cases(large: bool) -> list[Case]:
     ]
     cases.append(Case("8x3001 float32 rising and falling, contiguous", (_waves(8, 3001, 898),), (8, 3001)))
     cases.append(Case("2x20001 float32 rising and falling, contiguous", (_waves(2, 20001, 897),), (2, 20001)))
+    # the same 100 higher: a rescale from one finite running max to the next, exp(m) / exp(m_new) in place
+    # of exp(m - m_new), overflows there (exp(100) is past float32's largest value)
+    high = Case(
+        "2x20001 float32 rising and falling, 100 higher, contiguous",
+        (_waves(2, 20001, 893) + 100,),
+        (2, 20001),
+    )
+    cases.append(high)
     x = values(2 * 12000, "mixed", 895).view(2, 12000)
     x[:, :9000] = NEG_INF
     name = "2x12000 float32 -inf for 9000 columns, then values, contiguous"
