@@ -327,7 +327,7 @@ def _first_row_race(exercise, garbage: float, mixed: bool):
         result = torch.full_like(expected, garbage)
         winners = torch.arange(cols) % rows if mixed else torch.full((cols,), rows // 2)
         result[0] = expected[winners, torch.arange(cols)]
-        runs.append(Run(case, result, expected, garbage, True, True, None))
+        runs.append(Run(case, result, expected, garbage, True, (), None))
     return runs
 
 

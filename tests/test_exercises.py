@@ -213,7 +213,7 @@ def test_a_case_past_the_prediction_limit_counts_only_when_no_smaller_one_fails(
 
     def run(case: Case, wrong: bool) -> Run:
         want = torch.tensor([float(case.n)], dtype=torch.float64)
-        return Run(case, want * (2 if wrong else 1), want, -5.0, True, True, None)
+        return Run(case, want * (2 if wrong else 1), want, -5.0, True, (), None)
 
     for small_wrong, expected in ((True, ["small"]), (False, ["big"])):
         predicted.clear()

@@ -34,10 +34,13 @@ class Run:
     expected: torch.Tensor  # float64 reference
     garbage: float  # what out held before the call
     canaries_intact: bool
-    inputs_intact: bool
+    changed: tuple[str, ...]  # the inputs the call changed, by their names in the signature
     returned: object
     seed: int = 0  # the seed of its garbage and poison: a re-run with the same seed sees the same ones
-    changed: tuple[str, ...] = ()  # the inputs the call changed, by their names in the signature
+
+    @property
+    def inputs_intact(self) -> bool:
+        return not self.changed
 
     @property
     def untouched(self) -> bool:

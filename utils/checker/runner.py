@@ -310,10 +310,9 @@ def _run(
         expected,
         garbage,
         bool((around == canary).all()),
-        not changed,
+        changed,
         returned,
         seed,
-        changed,
     )
 
 

@@ -23,7 +23,7 @@ from dataclasses import replace
 import torch
 
 from utils.checker.data import values
-from utils.checker.families.norm_backward import EPS, SAVED_EPS, SAVED_KIND, saved_statistics
+from utils.checker.families.norm_backward import EPS, SAVED_EPS, SAVED_KIND, mean_near_zero, saved_statistics
 from utils.checker.messages import TILE_MESSAGES
 from utils.checker.model import Case, Exercise, Layout, mistakes, row_case, scaled_and_shifted
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, not_predicted, predict, predict_each, race
@@ -151,15 +151,6 @@ def _float16_exact(case: Case) -> Case:
     return replace(case, name=f"{case.name}, sums float16 holds exactly", inputs=inputs, traits=frozenset())
 
 
-def _mean_near_zero(case: Case) -> Case:
-    """The probe for the "mean 3000" trait: `case` with 3,000 taken from x and from the mean (both exact in
-    float32 there), rstd kept: the same x̂ and dW, with nothing large left to cancel. A kernel that loses
-    digits to the large mean passes it; a mistake of another kind still shows."""
-    x, dy, mean, rstd = case.inputs
-    inputs = (x - 3000.0, dy, mean - 3000.0, rstd)
-    return replace(case, name=f"{case.name}, shifted to a mean near 0", inputs=inputs, traits=frozenset())
-
-
 def _predictions(case: Case, on_gpu: bool) -> Predictions:
     x, dy, mean, rstd = (t.double() for t in case.inputs)
     rows = x.shape[0]
@@ -214,7 +205,7 @@ EXERCISES = [
             "strided": "ignores_strides",
             "mean 3000": "cancels_digits",
         },
-        trait_probes={"fp16": _float16_exact, "mean 3000": _mean_near_zero},
+        trait_probes={"fp16": _float16_exact, "mean 3000": mean_near_zero},
         other_values=_other_values,
         out_rows=("dW", "db"),
     )

@@ -193,12 +193,13 @@ def _float16_exact(case: Case) -> Case:
     return replace(case, name=f"{case.name}, sums float16 holds exactly", inputs=inputs, traits=frozenset())
 
 
-def _mean_near_zero(case: Case) -> Case:
-    """The probe for the "mean 3000" trait: `case` with 3,000 taken from x and from the mean (both exact in
-    float32 there), w, dy and rstd kept: the same x̂ and dx, with nothing large left to cancel. A kernel
-    that loses digits to the large mean passes it; a mistake of another kind still shows."""
-    x, w, dy, mean, rstd = case.inputs
-    inputs = (x - 3000.0, w, dy, mean - 3000.0, rstd)
+def mean_near_zero(case: Case) -> Case:
+    """The probe for the "mean 3000" trait of the backward exercises, whose inputs start with x and end with
+    (mean, rstd): `case` with 3,000 taken from x and from the mean (both exact in float32 there), the rest
+    kept: the same x̂, dx, dW and db, with nothing large left to cancel. A kernel that loses digits to the
+    large mean passes it; a mistake of another kind still shows."""
+    x, *between, mean, rstd = case.inputs
+    inputs = (x - 3000.0, *between, mean - 3000.0, rstd)
     return replace(case, name=f"{case.name}, shifted to a mean near 0", inputs=inputs, traits=frozenset())
 
 
@@ -256,7 +257,7 @@ EXERCISES = [
             "mean 3000": "cancels_digits",
         },
         strided_out=True,  # dx comes with its strides, which notebook 10's dx kernels take
-        trait_probes={"fp16": _float16_exact, "mean 3000": _mean_near_zero},
+        trait_probes={"fp16": _float16_exact, "mean 3000": mean_near_zero},
         other_values=_other_values,
     )
 ]

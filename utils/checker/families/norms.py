@@ -239,19 +239,15 @@ def _norm_predictions(case: Case, on_gpu: bool) -> Predictions:
     predict(out, "missing_eps", None, _normalised(x, weight, bias, mean, var, eps=0.0))
     predict(out, "eps_outside_sqrt", None, _normalised(x, weight, bias, mean, var, eps=eps, eps_outside=True))
     for other in OTHER_EPS:
-        predict(out, "eps_value", other, _normalised(x, weight, bias, mean, var, eps=other))
+        with_other = _normalised(x, weight, bias, mean, var, eps=other)
+        predict(out, "eps_value", other, with_other)
         # another default, the call's eps kept where it passes one
-        default_only = other if "eps" not in case.kwargs else eps
-        predict(
-            out,
-            "eps_value",
-            (other, "the default"),
-            _normalised(x, weight, bias, mean, var, eps=default_only),
-        )
+        predict(out, "eps_value", (other, "the default"), reference if "eps" in case.kwargs else with_other)
     # the default where the call passed another: a case with the default gives the reference here
-    predict(out, "eps_ignored", None, _normalised(x, weight, bias, mean, var, eps=EPS))
+    with_default = _normalised(x, weight, bias, mean, var, eps=EPS)
+    predict(out, "eps_ignored", None, with_default)
     # the default only where the call passed 0 (eps or 1e-5)
-    predict(out, "eps_ignored", "0 replaced", _normalised(x, weight, bias, mean, var, eps=eps or EPS))
+    predict(out, "eps_ignored", "0 replaced", with_default if eps == 0 else reference)
     ones = torch.ones_like(weight)
     predict(out, "weight_not_applied", None, _normalised(x, ones, bias, mean, var, eps=eps))
     if centred:

@@ -57,15 +57,16 @@ def predict_neg_inf_runs(out: Predictions, x: torch.Tensor, empty_part: torch.Te
     NaN, or 0 with the division guarded. `code` spares a row of -inf only (it is right there: its max is
     -inf from the start); "starts_neg_inf" does not, and has no guard on the division (with one, a row of
     -inf comes out right, as `code` has it)."""
+    if not bool(empty_part.any()):  # most cases: nothing to predict, and no reference to compute
+        return
     reference = _reference(x.double())
-    empty = torch.isneginf(x).all(dim=1)
-    if bool((empty_part & ~empty).any()):
+    beside_values = empty_part & ~torch.isneginf(x).all(dim=1)
+    if bool(beside_values.any()):
         for guarded, guard in GUARDS.items():
-            wrong = torch.where((empty_part & ~empty)[:, None], 0.0 if guarded else torch.nan, reference)
+            wrong = torch.where(beside_values[:, None], 0.0 if guarded else torch.nan, reference)
             predict(out, code, (variant, guard), wrong)
-    if bool(empty_part.any()):
-        wrong = torch.where(empty_part[:, None], torch.nan, reference)
-        predict(out, "starts_neg_inf", (variant, GUARDS[False]), wrong)
+    wrong = torch.where(empty_part[:, None], torch.nan, reference)
+    predict(out, "starts_neg_inf", (variant, GUARDS[False]), wrong)
 
 
 def _online_predictions(case: Case, on_gpu: bool) -> Predictions:
