@@ -100,6 +100,8 @@ def test_the_sum_tolerance_admits_orders_it_did_not_measure(exercise_id):
     exercise, g = EXERCISES[exercise_id], torch.Generator().manual_seed(0)
     for case in exercise.cases(True):
         rows = _rows(case)
+        if not rows.isfinite().all():  # a sum holding inf or NaN is inf or NaN in any order
+            continue
         for block in (1, 32, 4096):
             tiles = torch.nn.functional.pad(rows.float(), (0, -rows.shape[1] % block))
             partials = tiles.view(rows.shape[0], -1, block).sum(dim=2)
@@ -107,7 +109,8 @@ def test_the_sum_tolerance_admits_orders_it_did_not_measure(exercise_id):
                 partials = partials[:, torch.randperm(partials.shape[1], generator=g)]
             sums = np.cumsum(partials.numpy(), axis=1, dtype=np.float32)[:, -1]
             beyond = _beyond(exercise, case, torch.from_numpy(sums.copy()).double())
-            assert (beyond <= 1).all(), f"{case.name}, tiles of {block}"
+            exact = sums == rows.sum(dim=1).numpy()  # zeros: 0 within a tolerance of 0
+            assert ((beyond <= 1) | torch.from_numpy(exact)).all(), f"{case.name}, tiles of {block}"
 
 
 @pytest.mark.parametrize("exercise_id", ["sum_atomic", "row_sum"])
@@ -118,7 +121,9 @@ def test_the_sum_tolerance_catches_one_element_in_a_thousand_left_out(exercise_i
     tried = 0
     for case in exercise.cases(True):
         rows = _rows(case)
-        if rows.shape[1] < 1000 or (rows.sum(dim=1).abs() < 0.5 * rows.abs().sum(dim=1)).any():
+        if rows.shape[1] < 1000 or not rows.isfinite().all() or rows.abs().sum() == 0:
+            continue  # too few terms, an inf or NaN sum, or zeros (no fraction of 0 is left out)
+        if (rows.sum(dim=1).abs() < 0.5 * rows.abs().sum(dim=1)).any():
             continue
         kept = torch.ones(rows.shape[1], dtype=torch.bool)
         kept[999::1000] = False
@@ -264,7 +269,8 @@ def test_bit_identity_is_judged_on_the_largest_case_whose_sum_rounds():
     chosen = repeat_case(cases)
     assert not torch.equal(chosen.inputs[0], chosen.inputs[0].round())
     assert chosen.n == max(c.n for c in cases if not torch.equal(c.inputs[0], c.inputs[0].round()))
-    assert cases[-1].n > 0 and torch.equal(cases[-1].inputs[0], cases[-1].inputs[0].round())
+    integers = [c for c in cases if "odd integers" in c.name]
+    assert integers and all(torch.equal(c.inputs[0], c.inputs[0].round()) for c in integers)
 
 
 def test_a_one_launch_check_counts_the_calls_after_the_first():

@@ -231,6 +231,47 @@ def _count_by_test(test):
     return count
 
 
+# ---- Unseen round of 2026-12-05 (session 22): written from the notebook alone, by a helper who
+# did not read the checker; each wrong one was shown wrong on an input the exercise allows.
+@triton.jit
+def w16_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    cnt = tl.zeros((BLOCK,), tl.int8)
+    for t in range(pid, tl.cdiv(n, BLOCK), tl.num_programs(0)):
+        offs = t * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+        cnt += (x != 0).to(tl.int8)
+    tl.atomic_add(out_ptr, tl.sum(cnt.to(tl.int32), axis=0).to(tl.float32))
+
+
+def count_nonzero_int8_lanes(x, out):
+    out.zero_()
+    n = x.numel()
+    w16_kernel[(min(2, triton.cdiv(n, 32)),)](x, out, n, BLOCK=32)
+
+
+@triton.jit
+def w17_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, STORE: tl.constexpr):
+    pid = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for t in range(pid, tl.cdiv(n, BLOCK), tl.num_programs(0)):
+        offs = t * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+        acc += (x != 0).to(tl.float32)
+    if STORE:
+        tl.store(out_ptr, tl.sum(acc, axis=0))
+    else:
+        tl.atomic_add(out_ptr, tl.sum(acc, axis=0))
+
+
+def count_nonzero_boundary(x, out):
+    n = x.numel()
+    block = 512
+    if n > block:  # several tiles: atomics need a zeroed out
+        out.zero_()
+    w17_kernel[(min(4, triton.cdiv(n, block)),)](x, out, n, BLOCK=block, STORE=n < block)
+
+
 CORRECT = [count_nonzero, count_nonzero_where, count_nonzero_two_stage_int, count_nonzero_persistent]
 WRONG = [
     (count_positive, "wrong_predicate"),
@@ -249,4 +290,6 @@ WRONG = [
     # no listed mistake: tiny values left out; the report shows the smallest such case in full
     (_count_by_test("square"), "wrong_values"),
     (_count_by_test("threshold"), "wrong_values"),
+    (count_nonzero_int8_lanes, "wrong_values"),
+    (count_nonzero_boundary, "wrong_values"),
 ]

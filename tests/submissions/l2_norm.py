@@ -199,6 +199,32 @@ def l2_not_squared(x, out):
     out.copy_(torch.sqrt(scratch))  # NaN where the sum is negative
 
 
+# ---- Unseen round of 2026-12-05 (session 22): written from the notebook alone, by a helper who
+# did not read the checker; each wrong one was shown wrong on an input the exercise allows.
+@triton.jit
+def l2_sumsq_kernel(x_ptr, scratch_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.atomic_add(scratch_ptr, tl.sum(x * x, axis=0))
+
+
+def l2_norm_rsqrt_finish(x, out):
+    n = x.numel()
+    scratch = torch.zeros(1, dtype=torch.float32, device=x.device)
+    l2_sumsq_kernel[(triton.cdiv(n, 1024),)](x, scratch, n, BLOCK=1024)
+    out.copy_(scratch * torch.rsqrt(scratch))
+
+
+def l2_norm_single_element_shortcut(x, out):
+    n = x.numel()
+    if n == 1:
+        out.copy_(x.reshape(1))  # "the norm of one number is that number"
+        return
+    scratch = torch.zeros(1, dtype=torch.float32, device=x.device)
+    l2_sumsq_kernel[(triton.cdiv(n, 1024),)](x, scratch, n, BLOCK=1024)
+    out.copy_(torch.sqrt(scratch))
+
+
 CORRECT = [l2_norm, l2_norm_in_out, l2_norm_two_stage, l2_norm_persistent]
 WRONG = [
     (l2_square_after_reduce, "transform_after_reduce"),
@@ -212,4 +238,6 @@ WRONG = [
     (l2_missing_pid_offset, "missing_program_offset"),
     (l2_grid_of_one, "first_tile_only"),
     (l2_not_squared, "missing_transform"),
+    (l2_norm_rsqrt_finish, "produced_nan"),
+    (l2_norm_single_element_shortcut, "wrong_values"),
 ]

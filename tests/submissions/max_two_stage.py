@@ -277,6 +277,35 @@ def max_two_stage_partials_other_zero(x, out):
     max_partials_kernel_other_zero[(1,)](partials, out, n_partials, BLOCK_SIZE=block)
 
 
+# ---- Unseen round of 2026-12-05 (session 22): written from the notebook alone, by a helper who
+# did not read the checker; each wrong one was shown wrong on an input the exercise allows.
+@triton.jit
+def wmax_partial_kernel(x_ptr, partials_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    acc = tl.full((BLOCK,), float("-inf"), tl.float32)
+    for t in range(pid, tl.cdiv(n, BLOCK), tl.num_programs(0)):
+        offs = t * BLOCK + tl.arange(0, BLOCK)
+        acc = tl.maximum(acc, tl.load(x_ptr + offs, mask=offs < n, other=float("-inf")))
+    tl.store(partials_ptr + pid, tl.max(acc, axis=0))
+
+
+@triton.jit
+def wmax_final_kernel(p_ptr, out_ptr, m, B: tl.constexpr):
+    o = tl.arange(0, B)
+    tl.store(out_ptr, tl.max(tl.load(p_ptr + o, mask=o < m, other=float("-inf")), axis=0))
+
+
+W3_PROGRAMS = 4
+
+
+def max_two_stage_zero_slots(x, out):
+    n = x.numel()
+    partials = torch.zeros(W3_PROGRAMS, dtype=torch.float32, device=x.device)
+    grid = min(W3_PROGRAMS, triton.cdiv(n, 128))
+    wmax_partial_kernel[(grid,)](x, partials, n, BLOCK=128)
+    wmax_final_kernel[(1,)](partials, out, W3_PROGRAMS, B=W3_PROGRAMS)
+
+
 CORRECT = [max_two_stage, max_two_stage_scalar_combine, max_atomic, max_two_stage_persistent]
 WRONG = [
     (max_two_stage_partials_other_zero, "wrong_sentinel"),
@@ -292,6 +321,7 @@ WRONG = [
     (max_two_stage_no_mask, "out_of_bounds_read"),
     (max_store_race, "store_race"),
     (max_two_stage_stage1_min, "opposite_reduction"),
+    (max_two_stage_zero_slots, "wrong_sentinel"),
 ]
 if not runs_on_gpu():  # the interpreter's stores show the race; a GPU's results may or may not
     WRONG.append((max_load_max_store, "unordered_stores"))

@@ -1,10 +1,13 @@
 """Submissions for `sum_one_launch(x, out)`: partials to a workspace, an atomic ticket, the last program
 combines them in order and resets the ticket; one launch per call, nothing zeroed by the host."""
 
+import math
+
 import torch
 import triton
 import triton.language as tl
 
+from utils.exported.nb07_launch_bound import one_launch_grid
 from utils.setup import runs_on_gpu
 
 PROGRAMS = 64 if runs_on_gpu() else 4  # a persistent grid: at most this many programs
@@ -406,6 +409,70 @@ def sum_one_launch_relaxed_ticket(x, out):
     _launch(relaxed_ticket_kernel, x, out)
 
 
+# ---- Unseen round of 2026-12-05 (session 22): written from the notebook alone, by a helper who
+# did not read the checker; each wrong one was shown wrong on an input the exercise allows.
+@triton.jit
+def _ol_modulo_kernel(
+    x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, PARTIALS_BLOCK: tl.constexpr
+):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offs = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    if programs == 1:
+        tl.store(out_ptr, tl.sum(acc, axis=0))
+    else:
+        tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+        ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+        if ticket % programs == programs - 1:  # the count runs on from call to call: no reset needed
+            offs = tl.arange(0, PARTIALS_BLOCK)
+            p = tl.load(partials_ptr + offs, mask=offs < programs, other=0.0)
+            tl.store(out_ptr, tl.sum(p, axis=0))
+
+
+def sum_one_launch_modulo(x, out):
+    n = x.numel()
+    programs, partials_block = one_launch_grid(n)
+    partials, ticket = workspace(x.device, owner="modulo")  # its ticket never returns to 0
+    _ol_modulo_kernel[(programs,)](
+        x, out, partials, ticket, n, BLOCK_SIZE=4096, PARTIALS_BLOCK=partials_block, num_warps=8
+    )
+
+
+@triton.jit
+def _ol_kernel(
+    x_ptr, out_ptr, partials_ptr, ticket_ptr, n, BLOCK_SIZE: tl.constexpr, PARTIALS_BLOCK: tl.constexpr
+):
+    pid = tl.program_id(0)
+    programs = tl.num_programs(0)
+    acc = tl.zeros((BLOCK_SIZE,), tl.float32)
+    for start in range(pid * BLOCK_SIZE, n, programs * BLOCK_SIZE):
+        offs = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    if programs == 1:
+        tl.store(out_ptr, tl.sum(acc, axis=0))
+    else:
+        tl.store(partials_ptr + pid, tl.sum(acc, axis=0))
+        ticket = tl.atomic_add(ticket_ptr, 1, sem="acq_rel")
+        if ticket == programs - 1:
+            offs = tl.arange(0, PARTIALS_BLOCK)
+            p = tl.load(partials_ptr + offs, mask=offs < programs, other=0.0)
+            tl.store(out_ptr, tl.sum(p, axis=0))
+            tl.store(ticket_ptr, 0)
+
+
+def sum_one_launch_pow2_floor(x, out):
+    n = x.numel()
+    programs = min(PROGRAMS, triton.cdiv(n, 4096))
+    partials_block = 2 ** int(math.log2(programs))
+    partials, ticket = workspace(x.device)
+    _ol_kernel[(programs,)](
+        x, out, partials, ticket, n, BLOCK_SIZE=4096, PARTIALS_BLOCK=partials_block, num_warps=8
+    )
+
+
 CORRECT = [sum_one_launch, sum_one_launch_per_tile, sum_one_launch_small_tiles]
 if not runs_on_gpu():  # the interpreter runs programs in order, so the atomic adds always meet in order
     CORRECT.append(sum_one_launch_atomic_combine)
@@ -425,6 +492,8 @@ WRONG = [
     (sum_one_launch_wrong_other, "wrong_sentinel"),
     (sum_one_launch_tail_dropped, "tail_not_processed"),
     (sum_one_launch_fp16, "fp16_accumulation"),
+    (sum_one_launch_modulo, "state_not_reset"),
+    (sum_one_launch_pow2_floor, "wrong_values"),
 ]
 if runs_on_gpu():
     WRONG.append((sum_one_launch_atomic_combine, "not_deterministic"))

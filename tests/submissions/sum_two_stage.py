@@ -4,6 +4,7 @@ import torch
 import triton
 import triton.language as tl
 
+from utils.exported.nb02_sum_atomics import PROGRAMS as PROGRAMS02
 from utils.setup import runs_on_gpu
 
 BLOCK_SIZE = 1024  # elements per stage-1 program
@@ -303,6 +304,88 @@ def sum_two_stage_bfloat16_result(x, out):
     out.copy_(total.to(torch.bfloat16))  # BUG: the result rounded through bfloat16
 
 
+# ---- Unseen round of 2026-12-05 (session 22): written from the notebook alone, by a helper who
+# did not read the checker; each wrong one was shown wrong on an input the exercise allows.
+@triton.jit
+def _ts_stage2(partials_ptr, out_ptr, n_partials, BLOCK: tl.constexpr):
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in range(0, n_partials, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(partials_ptr + offs, mask=offs < n_partials, other=0.0)
+    tl.store(out_ptr, tl.sum(acc, axis=0))
+
+
+@triton.jit
+def _ts_kahan_stage1(x_ptr, partials_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    s = tl.zeros((BLOCK,), tl.float32)
+    c = tl.zeros((BLOCK,), tl.float32)  # running compensation: what rounding took from s, negated
+    for start in range(pid * BLOCK, n, tl.num_programs(0) * BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        y = tl.load(x_ptr + offs, mask=offs < n, other=0.0) - c
+        t = s + y
+        c = (t - s) - y
+        s = t
+    tl.store(partials_ptr + pid, tl.sum(s - c, axis=0))
+
+
+def sum_two_stage_kahan(x, out):
+    n = x.numel()
+    block = 256
+    programs = min(PROGRAMS02, triton.cdiv(n, block))
+    partials = torch.empty(programs, dtype=torch.float32, device=x.device)
+    _ts_kahan_stage1[(programs,)](x, partials, n, BLOCK=block)
+    _ts_stage2[(1,)](partials, out, programs, BLOCK=8)
+
+
+@triton.jit
+def _ts_skip_zero_stage1(x_ptr, partials_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for start in range(pid * BLOCK, n, tl.num_programs(0) * BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    partial = tl.sum(acc, axis=0)
+    if partial != 0.0:  # nothing to contribute: save the store
+        tl.store(partials_ptr + pid, partial)
+
+
+_TS_PARTIALS = {}
+
+
+def sum_two_stage_skip_zero(x, out):
+    n = x.numel()
+    block = 1024
+    programs = min(PROGRAMS02, triton.cdiv(n, block))
+    if x.device not in _TS_PARTIALS:
+        _TS_PARTIALS[x.device] = torch.zeros(PROGRAMS02, dtype=torch.float32, device=x.device)
+    partials = _TS_PARTIALS[x.device]
+    _ts_skip_zero_stage1[(programs,)](x, partials, n, BLOCK=block)
+    _ts_stage2[(1,)](partials, out, programs, BLOCK=8)
+
+
+@triton.jit
+def _ts_posneg_stage1(x_ptr, partials_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    pos = tl.zeros((BLOCK,), tl.float32)
+    neg = tl.zeros((BLOCK,), tl.float32)
+    for start in range(pid * BLOCK, n, tl.num_programs(0) * BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+        pos += tl.where(x > 0, x, 0.0)
+        neg += tl.where(x < 0, x, 0.0)
+    tl.store(partials_ptr + pid, tl.sum(pos, axis=0) + tl.sum(neg, axis=0))
+
+
+def sum_two_stage_pos_neg(x, out):
+    n = x.numel()
+    block = 1024
+    programs = min(PROGRAMS02, triton.cdiv(n, block))
+    partials = torch.empty(programs, dtype=torch.float32, device=x.device)
+    _ts_posneg_stage1[(programs,)](x, partials, n, BLOCK=block)
+    _ts_stage2[(1,)](partials, out, programs, BLOCK=8)
+
+
 CORRECT = [
     sum_two_stage,
     sum_two_stage_persistent,
@@ -337,6 +420,9 @@ WRONG = [
     (sum_two_stage_last_partial_unread, "partial_missing"),
     (sum_two_stage_accumulator_assigned, "accumulator_overwritten"),
     (sum_two_stage_bfloat16_result, "rounded_to_bfloat16"),
+    (sum_two_stage_kahan, "produced_nan"),
+    (sum_two_stage_skip_zero, "varies_between_runs"),
+    (sum_two_stage_pos_neg, "wrong_values"),
 ]
 if not runs_on_gpu():  # on a GPU the store past the scratch is an illegal address (the scratch is empty
     # for N < 1024), which ends the process's CUDA context; utils.checker.bounds stops it in the interpreter

@@ -86,6 +86,14 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "signed zeros": lambda: _signed_zeros(-(u + 1)),
         # Mixed values with one NaN whose sign bit is set (what -nan, or 0.0 / 0.0 on x86, gives).
         "negative nan": lambda: torch.where(torch.arange(n) == n // 2, -math.nan, 2 * u - 1),
+        # +inf a third of the way in, NaN at two thirds: NaN still wins, though x > inf is never True
+        "inf before nan": lambda: torch.where(
+            torch.arange(n) == n // 3,
+            math.inf,
+            torch.where(torch.arange(n) == 2 * n // 3, math.nan, 2 * u - 1),
+        ),
+        "zeros": lambda: torch.zeros(n, dtype=torch.float64),
+        "inf": lambda: torch.where(torch.arange(n) == n // 3, math.inf, 2 * u - 1),  # its sum is inf
         # 1.0 first, 1 + 2^-20 at ODD_TILE_START (another program's tile): float32 tells them apart,
         # float16 does not.
         "close maxima": lambda: _close_maxima(2 * u - 1),
@@ -179,6 +187,10 @@ def vector_sizes(large: bool) -> list[tuple[int, str]]:
         (2**15 + 1000, "descending"),
         (6000, "negative"),  # a number of tiles that is not a power of two: a stage 2's lanes are masked
         (2**16, "negative"),  # a multiple of every block size: no lane is ever masked
+        # Added later, so that the cases above keep their data (a case's seed is its place in the list):
+        (512, "negative"),  # one tile of 512: a host that tests n < BLOCK one way and n > BLOCK another
+        (2048, "mixed"),
+        (1000, "zeros"),  # partials of 0, after a call of its shape (a store skipped for 0 keeps its last)
     ]
     if large:
         sizes += [(2**20, "positive"), (2**22 + 7, "mixed"), (persistent_trips_size(), "mixed")]

@@ -23,7 +23,7 @@ from utils.checker import relations
 from utils.checker.judge import Run, agree, close
 from utils.checker.model import Exercise
 from utils.checker.relations import NAMED_CONSTANTS, Finding, wrong_mask
-from utils.checker.splits import which_cases
+from utils.checker.splits import after_same_shape, which_cases
 
 MAX_LISTED = 6  # indices or rows listed by name before "and k more"
 
@@ -329,4 +329,5 @@ def describe(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[Fi
         for run in failing
         if run.result.shape == run.expected.shape and not close(exercise, run.case, run.result, run.expected)
     ]
-    return which_cases(runs, failing) + where_wrong(exercise, wrong) + how_wrong(exercise, wrong)
+    measured = which_cases(runs, failing) + where_wrong(exercise, wrong) + how_wrong(exercise, wrong)
+    return measured + after_same_shape(runs, failing)

@@ -52,7 +52,10 @@ def _traits(
             and all(trait in run.case.traits for run in failing)
             and any(trait not in run.case.traits for run in passing)
         )
-        if not splits:
+        # one failing case, where most cases have the trait, restates that case's trait (the one case of
+        # three programs, among the sums' float16-inexact cases, nearly all of them); it marks no split
+        marked = sum(trait in run.case.traits for run in failing + passing)
+        if not splits or (len(failing) == 1 and 2 * marked > len(failing + passing)):
             continue
         # Where the exercise has a probe for the trait, the probe decides; where it has none, a
         # prediction of the code does (a trait alone named any mistake that spared the other cases).
@@ -66,7 +69,10 @@ def _traits(
         unwritten = not leaves_out and any(bool((run.result == run.garbage).any()) for run in wrong_values)
         # float16 holds at most 65504: a finite value past 65504 times the elements could not have gone
         # through it (a torch.empty slot read by a stage 2 gives 1e22, and may spare the probe by chance)
-        beyond = trait.startswith("fp16") and any(_past_float16(run) for run in wrong_values)
+        # and no rounding makes a sum of terms that are never negative fall below 0 (an int8 counter that
+        # wrapped does)
+        below_zero = exercise.never_negative and any(bool((run.result < 0).any()) for run in wrong_values)
+        beyond = trait.startswith("fp16") and (below_zero or any(_past_float16(run) for run in wrong_values))
         if not (predicted or unwritten or structural or beyond) and confirms(trait):
             found[trait] = code
     having = {
@@ -127,7 +133,12 @@ def diagnose(
     # A case past PREDICTED_UP_TO (the GPU battery's largest) costs seconds to predict on a GPU machine's
     # CPU: it counts neither way while a smaller failing case can decide, and is predicted only if none can.
     decides = any(run.case.n <= PREDICTED_UP_TO for run in wrong_values)
-    unpredicted = {id(run) for run in wrong_values + passing if decides and run.case.n > PREDICTED_UP_TO}
+    # A case of trait "unpredicted" (a sum of x holding inf or NaN) has no predictions: it counts neither way.
+    unpredicted = {
+        id(run)
+        for run in wrong_values + passing
+        if (decides and run.case.n > PREDICTED_UP_TO) or "unpredicted" in run.case.traits
+    }
     # Predicted when first needed, the smallest case first: a prediction costs more than a run, and the
     # forms left to judge after a few cases are often none.
     predictions: dict[int, Predictions] = {}

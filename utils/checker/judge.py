@@ -47,8 +47,10 @@ class Run:
         return bool((self.result == self.garbage).all())
 
 
-def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False, slack=0.0):
-    """Element by element: does `got` match `want` within the exercise's tolerance (plus `slack`)?"""
+def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=True, slack=0.0):
+    """Element by element: does `got` match `want` within the exercise's tolerance (plus `slack`)? A NaN
+    matches a NaN unless `equal_nan` is False: where the right value is NaN (a sum of x holding one), NaN
+    is the right result."""
     if exercise.compare == "exact":
         close = (got == want) | ((got - want).abs() <= slack)
     elif exercise.compare == "elementwise":
@@ -70,7 +72,7 @@ def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor,
 
 
 def close(
-    exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=False, slack=0.0
+    exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=True, slack=0.0
 ) -> bool:
     return got.shape == want.shape and bool(agree(exercise, case, got, want, equal_nan, slack).all())
 

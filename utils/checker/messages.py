@@ -97,6 +97,11 @@ TILE_MESSAGES = {
 # partial per program into a scratch and stage 2, one program, combines them and stores once, so nothing
 # adds into out and nothing resets it.
 TWO_STAGE_MESSAGES = {
+    "wrong_sentinel": "a value that is no element of x reached the result, as a wrong other= past the end "
+    "of x or of the partials would: other= must be the identity of the operation ({identity}) in both "
+    "stages, and stage 2 must combine only the partials this call's programs stored (a scratch slot that "
+    "no program of this call wrote, left at 0, at what torch.empty held or at an earlier call's partial, "
+    "does the same harm).",
     "store_race": "out holds only part of the partials combined: the last of several plain tl.store into "
     "one element survived (programs storing into out, where only stage 2's one program should), or a loop "
     "assigns its accumulator (acc = tl.load(...)) instead of combining into it (stage 2's loop over the "

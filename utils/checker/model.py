@@ -161,6 +161,9 @@ class Exercise:
     # What the host resets out to before atomics (0 for sums, -inf for a max); None: out is never reset,
     # so an element left unwritten still holds the garbage.
     identity: float | None = None
+    # True: out is a sum of terms that are never negative (a count, a norm): rounding, float16's included,
+    # keeps it at 0 or above, so a negative result rules the rounding codes out (utils.checker.diagnose).
+    never_negative: bool = False
     repeats: int = 1  # > 1: also require bit-identical results across repeated runs (on the GPU)
     # What an accumulating kernel returns when out (or its scratch) still held `garbage`:
     stale: Callable[[torch.Tensor, float], torch.Tensor] = field(

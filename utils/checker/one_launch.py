@@ -27,9 +27,10 @@ tiles a kernel takes. What each call's launches leave in their scratch is record
 - on A, A, B, A: a ticket that keeps changing or stays at one value other than 0, or a right call followed
   by a wrong one on the same input (`state_not_reset`); right only after the same input
   (`stale_partials`); results on A that differ otherwise (`varies_between_runs`);
-- a Ck whose result after A differs from its result after B, while its launch left slots of a scratch
-  as A's call (B's call) wrote them: the combine read slots that its own programs did not write
-  (`stale_slots`).
+- a Ck whose result after A differs from its result after B: with a ticket that never returns to where
+  it was, the count the call before left decides which program combines (`state_not_reset`); otherwise,
+  while its launch left slots of a scratch as A's call (B's call) wrote them, the combine read slots that
+  its own programs did not write (`stale_slots`).
 
 A failure alike on every call goes on to the battery, which describes it; a Ck wrong alike after A and
 after B is returned, for the battery to describe with the rest.
@@ -47,7 +48,7 @@ from utils.checker.judge import Run, agree, close, correct, stale_slack
 from utils.checker.model import Case, Exercise
 from utils.checker.probes import other_input
 from utils.checker.report import ExerciseFailed, failing_row, passed_row, table
-from utils.checker.stages import Stage
+from utils.checker.stages import Stage, counter_values, slots_left
 from utils.launches import Launches
 
 Call = Callable[..., Run]  # call(case, seed, launches=None, stages=None), from utils.checker.runner
@@ -63,15 +64,6 @@ def _prefix(case: Case, n: int) -> Case:
     return dataclasses.replace(
         case, name=f"the first {n:,} elements of A", inputs=(case.inputs[0][:n].clone(),)
     )
-
-
-def _counter_values(stages: list[Stage]) -> tuple[int, ...] | None:
-    """The integer scratch (a ticket) as the call's last launch left it; None if the call had none or
-    it is large (a table of flags, not a counter)."""
-    if not stages or not stages[-1].counters:
-        return None
-    values = torch.cat([c.flatten() for c in stages[-1].counters])
-    return tuple(int(v) for v in values) if values.numel() <= 4 else None
 
 
 class _Calls:
@@ -160,7 +152,7 @@ def _name_state(
     """Raise ExerciseFailed if the calls S, A, A, B, A show a mistake that depends on the calls before;
     `left`, the ticket as the last check's last call left it, if that call ended the check; `how`, how B
     was made from A."""
-    counters = [_counter_values(s) for s in stages]
+    counters = [counter_values(s) for s in stages]
     seen: list[str] = []
     carried = left is not None and _before_first_call(stages, counters) == left
     if carried:
@@ -291,35 +283,18 @@ def _named_by_calls_on_a(exercise, runs, right, counters, seen: list[str]) -> st
     return "varies_between_runs"
 
 
-def _left_slots(before: list[Stage], after: list[Stage], other_before: list[Stage], other_after: list[Stage]):
-    """(slots, numel) of the first scratch in which the launch after A left slots as A's launch wrote
-    them, and the launch after B as B's did, where A's and B's differ: the slots the later call's
-    programs did not write; None if there are none."""
-    if not (before and after and other_before and other_after):
-        return None
-    for s, t, u, v in zip(
-        before[-1].scratch, after[-1].scratch, other_before[-1].scratch, other_after[-1].scratch
-    ):
-        if not s.shape == t.shape == u.shape == v.shape:
-            continue
-        left = ((t == s) & (v == u) & (s != u)).reshape(-1)
-        if left.any():
-            return left.nonzero().flatten().tolist(), s.numel()
-    return None
-
-
 def _stale_slots(exercise: Exercise, calls: _Calls, a: Case, b: Case, ck: Case) -> list[Case]:
-    """`ck` failed after a longer call: call it after A and after B. Raise stale_slots if its result
-    changed with the call before and its launch left slots of a scratch as that call wrote them;
-    otherwise return [ck], wrong whatever came before, for the battery."""
+    """`ck` failed after a longer call: call it after A and after B. If its result changed with the call
+    before, raise state_not_reset where the ticket never returns to where it was, or stale_slots where its
+    launch left slots of a scratch as that call wrote them; otherwise return [ck], wrong whatever came
+    before, for the battery."""
     runs, stages = calls([a, ck, b, ck])
     after_a, after_b = runs[1], runs[3]
-    left = _left_slots(stages[0], stages[1], stages[2], stages[3])
+    left = slots_left(stages)
     # Both written (out's garbage differs from call to call), by a launch of programs that ran
     written = not (after_a.untouched or after_b.untouched) and stages[1] and stages[1][-1].programs != 0
-    if not written or left is None or close(exercise, ck, after_a.result, after_b.result, equal_nan=True):
+    if not written or close(exercise, ck, after_a.result, after_b.result, equal_nan=True):
         return [ck]
-    slots, numel = left
     shown = table(
         ("call", "input", "expected", "got", ""),
         [
@@ -327,15 +302,35 @@ def _stale_slots(exercise: Exercise, calls: _Calls, a: Case, b: Case, ck: Case) 
             for i, (name, run) in enumerate(zip(("A", "C", "B", "C"), runs), start=1)
         ],
     )
+    counters = [counter_values(s) for s in stages]
     programs = stages[1][-1].programs
-    launched = f"Its launch{f' of {programs} programs' if programs else ''}"
-    listed = ", ".join(map(str, slots[:8])) + (", ..." if len(slots) > 8 else "")
-    them = "them" if len(slots) > 1 else "it"
+    seen = "C's result changed with the call before it. Its launch" + (
+        f" of {programs} programs" if programs else ""
+    )
+    if all(c is not None for c in counters) and len(set(counters)) > 1:
+        # a ticket that keeps counting: which of C's programs passes the test for the last ticket, and
+        # when, depends on the count the call before left; the slots left as it wrote them are no proof
+        held = ", ".join("[" + ", ".join(map(str, c or ())) + "]" for c in counters)
+        code = "state_not_reset"
+        seen += (
+            f" found the integer workspace (a ticket) as the call before left it: it held {held} after "
+            "these four calls, never back where it was. A test for the last ticket that holds while every "
+            "call has the same programs can pick another program, too early, once their number changes."
+        )
+    elif left is not None:
+        slots, numel = left
+        listed = ", ".join(map(str, slots[:8])) + (", ..." if len(slots) > 8 else "")
+        many = len(slots) > 1
+        code = "stale_slots"
+        seen += (
+            f" left slot{'s' if many else ''} {listed} of a scratch of {numel} as that call wrote "
+            f"{'them' if many else 'it'} (A's values after A, B's after B)."
+        )
+    else:
+        return [ck]
     raise ExerciseFailed(
         f"{exercise.id}: every call on S, A, A, B and A was right. Then C, '{ck.name}', a shorter input, "
-        f"after A and after B:\n{shown}\nWhat the calls show:\n  - C's result changed with the call "
-        f"before it. {launched} left slot{'s' if len(slots) > 1 else ''} {listed} of a scratch of {numel} "
-        f"as that call wrote {them} (A's values after A, B's after B).\n"
-        f"Likely mistake: {exercise.mistakes['stale_slots'].message}",
-        ["stale_slots"],
+        f"after A and after B:\n{shown}\nWhat the calls show:\n  - {seen}\n"
+        f"Likely mistake: {exercise.mistakes[code].message}",
+        [code],
     )

@@ -280,14 +280,23 @@ def _spacing(x: torch.Tensor, bits: int) -> torch.Tensor:
 
 
 def nans(exercise: Exercise, failing: list[Run]) -> Finding | None:
-    count, total = 0, 0
+    """NaN where the right value is a number, or a number where it is NaN (a NaN in x that a comparison
+    such as x > 0 or x == x dropped on its way)."""
+    count, lost, total = 0, 0, 0
     for run in failing:
         got, want = run.result.reshape(-1), run.expected.reshape(-1)
         wrong = wrong_mask(exercise, run)
         count += int((wrong & got.isnan() & ~want.isnan()).sum())
+        lost += int((wrong & ~got.isnan() & want.isnan()).sum())
         total += int(wrong.sum())
     if count:
         return Finding("nan", f"{count} of the {total} wrong values are NaN where the right value is not")
+    if lost:
+        return Finding(
+            "nan",
+            f"{lost} of the {total} wrong values are numbers where the right value is NaN: a NaN of the "
+            "input was lost",
+        )
     return None
 
 

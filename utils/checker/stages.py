@@ -208,3 +208,27 @@ def programs_reversed() -> Iterator[bool]:
         yield True
     finally:
         del builder.set_grid_idx
+
+
+def counter_values(stages: list[Stage]) -> tuple[int, ...] | None:
+    """The integer scratch (a ticket) as the call's last launch left it; None if the call had none or
+    it is large (a table of flags, not a counter)."""
+    if not stages or not stages[-1].counters:
+        return None
+    values = torch.cat([c.flatten() for c in stages[-1].counters])
+    return tuple(int(v) for v in values) if values.numel() <= 4 else None
+
+
+def slots_left(calls: list[list[Stage]]):
+    """From the launches of four calls (after A, a call C, after B, C again): (slots, numel) of the first
+    scratch in which C's launch left slots as A's launch wrote them, and as B's did after B, where A's and
+    B's differ: the slots C's programs did not write; None if there are none."""
+    if not all(calls):
+        return None
+    for s, t, u, v in zip(*(launches[-1].scratch for launches in calls)):
+        if not s.shape == t.shape == u.shape == v.shape:
+            continue
+        left = ((t == s) & (v == u) & (s != u)).reshape(-1)
+        if left.any():
+            return left.nonzero().flatten().tolist(), s.numel()
+    return None

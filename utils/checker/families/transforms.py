@@ -17,6 +17,7 @@ import torch
 
 from utils.checker.data import (
     describe,
+    extra_cases,
     float16_exact,
     values,
     vector_cases,
@@ -281,12 +282,14 @@ _L2_NORM = Exercise(
     hint="start from notebook 02's atomic sum; watch where the two non-linear steps go (\"The "
     'non-linearity pitfalls, live"): each element squared before the sum, the root taken once, '
     "of the total.",
-    cases=scaled_cases,
+    # and one negative value alone: its norm is |x|, not x (the vector cases' zeros: s * rsqrt(s) is NaN)
+    cases=lambda large: scaled_cases(large) + extra_cases([(1, "negative")], seed=420),
     reference=lambda x: (x * x).sum().sqrt().reshape(1),
     compare="sum",
     predictions=_l2_predictions,
     stale=lambda expected, garbage: (expected**2 + garbage).sqrt(),
     identity=0.0,
+    never_negative=True,
     mistakes=mistakes(MESSAGES, **_L2),
 )
 
@@ -303,6 +306,7 @@ EXERCISES = [
         compare="sum",
         predictions=_l1_predictions,
         identity=0.0,
+        never_negative=True,
         trait_mistakes={"fp16_inexact": "fp16_accumulation"},
         trait_probes={"fp16_inexact": float16_exact},
         mistakes=mistakes(MESSAGES, **_L1),
@@ -318,6 +322,7 @@ EXERCISES = [
         compare="exact",
         predictions=_count_predictions,
         identity=0.0,
+        never_negative=True,
         trait_mistakes={"fp16_inexact": "fp16_accumulation"},
         trait_probes={"fp16_inexact": float16_exact},
         mistakes=mistakes(MESSAGES, **_COUNT),
