@@ -289,6 +289,21 @@ def sum_pid_not_scaled(x, out):
     sum_kernel_pid_not_scaled[(triton.cdiv(n, 512),)](x, out, n, BLOCK_SIZE=512)
 
 
+# An unseen submission of session 20 (h1): every program zeroes out in the kernel, then adds. Its inf case,
+# the smallest failing one, has no prediction: it must not end the diagnosis before the others are judged.
+@triton.jit
+def sum_kernel_zero_every(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    tl.store(out_ptr, 0.0)  # every program resets out
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.atomic_add(out_ptr, tl.sum(x, axis=0))
+
+
+def sum_zero_in_kernel_every(x, out):
+    sum_kernel_zero_every[(triton.cdiv(x.numel(), 256),)](x, out, x.numel(), BLOCK_SIZE=256)
+
+
 CORRECT = [
     sum_atomic,
     sum_atomic_persistent,
@@ -316,4 +331,5 @@ WRONG = [
     # cause too); on a GPU the large cases keep the last program busy, and any program's store may win.
     (sum_persistent_plain_store_fixed_grid, "store_race" if runs_on_gpu() else "zeroed_after_launch"),
     (sum_on_a_copy, "not_written"),
+    (sum_zero_in_kernel_every, "store_race"),
 ]

@@ -227,6 +227,8 @@ def diagnose(
     seen: set[tuple[str, Form]] = set()
     judged_runs: list[Run] = []
     for run in smallest_first:
+        if id(run) in unpredicted:  # no forms come from it, and it refutes none: it would end the loop
+            continue
         newcomers = [
             (code, form)
             for code, forms in predicted(run).items()
