@@ -254,9 +254,7 @@ def other_inputs(exercise: Exercise, failing: list[Run]) -> Finding | None:
             except Exception:  # changed inputs the reference cannot take: no evidence
                 return False
             got = run.result.reshape(-1)
-            if got.shape != want.shape or not bool(
-                agree(exercise, run.case, got, want, equal_nan=True).all()
-            ):
+            if got.shape != want.shape or not bool(agree(exercise, run.case, got, want).all()):
                 return False
         return True
 

@@ -167,7 +167,7 @@ def diagnose(
     def stale_explains(run: Run, results: Alternatives) -> bool:
         stale_results = stale(run, results)
         return any(
-            close(exercise, run.case, run.result.reshape(-1), r, equal_nan=True, slack=stale_slack(run))
+            close(exercise, run.case, run.result.reshape(-1), r, slack=stale_slack(run))
             for r in stale_results
         )
 
@@ -295,7 +295,7 @@ def diagnose(
                 return "written differently"
             # an element left unwritten holds out's garbage, which may change with the poison: not compared
             aligned = torch.where(written, rerun_.result, first.result)
-            return "same" if close(exercise, first.case, first.result, aligned, equal_nan=True) else "moved"
+            return "same" if close(exercise, first.case, first.result, aligned) else "moved"
 
         if again(False) != "same":
             codes.append("varies_between_runs")  # the same poison, another result: timing, not a read

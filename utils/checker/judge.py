@@ -47,10 +47,10 @@ class Run:
         return bool((self.result == self.garbage).all())
 
 
-def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=True, slack=0.0):
+def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, slack=0.0):
     """Element by element: does `got` match `want` within the exercise's tolerance (plus `slack`)? A NaN
-    matches a NaN unless `equal_nan` is False: where the right value is NaN (a sum of x holding one), NaN
-    is the right result."""
+    matches a NaN: where the right value is NaN (a sum of x holding one), NaN is the right result, and a
+    predicted NaN explains a NaN."""
     if exercise.compare == "exact":
         close = (got == want) | ((got - want).abs() <= slack)
     elif exercise.compare == "elementwise":
@@ -68,13 +68,11 @@ def agree(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor,
     else:  # Exercise checks this when it is made; a new kind of comparison must be added here
         raise ValueError(f"exercise {exercise.id!r}: no comparison {exercise.compare!r}")
     close = close & want.isfinite()
-    return close | (got == want) | (equal_nan & got.isnan() & want.isnan())  # == matches infinities
+    return close | (got == want) | (got.isnan() & want.isnan())  # == matches infinities
 
 
-def close(
-    exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, equal_nan=True, slack=0.0
-) -> bool:
-    return got.shape == want.shape and bool(agree(exercise, case, got, want, equal_nan, slack).all())
+def close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor, slack=0.0) -> bool:
+    return got.shape == want.shape and bool(agree(exercise, case, got, want, slack).all())
 
 
 def stale_slack(run: Run) -> float:
@@ -103,7 +101,7 @@ def explains(
         return False
     result = run.result.reshape(-1)
     values = prediction.values
-    matched = agree(exercise, run.case, result.expand_as(values), values, equal_nan=True, slack=slack)
+    matched = agree(exercise, run.case, result.expand_as(values), values, slack=slack)
     if prediction.written is None:  # every element written: the values decide
         return bool(matched.any(dim=0).all() if each_element else matched.all(dim=1).any())
     written = prediction.written

@@ -247,8 +247,7 @@ def _named_by_calls_on_a(exercise, runs, right, counters, seen: list[str]) -> st
     # to call) says "never written", not "varies".
     written = torch.stack([run.result != run.garbage for run in same_a]).all(0)
     varies = any(
-        not agree(exercise, run.case, run.result[written], same_a[0].result[written], equal_nan=True).all()
-        for run in same_a
+        not agree(exercise, run.case, run.result[written], same_a[0].result[written]).all() for run in same_a
     )
     # Does a call's outcome depend on the calls before it? A verdict on A that changes, results on A that
     # change, or a ticket that keeps counting while out is left unwritten (no program drew the last
@@ -293,7 +292,7 @@ def _stale_slots(exercise: Exercise, calls: _Calls, a: Case, b: Case, ck: Case) 
     left = slots_left(stages)
     # Both written (out's garbage differs from call to call), by a launch of programs that ran
     written = not (after_a.untouched or after_b.untouched) and stages[1] and stages[1][-1].programs != 0
-    if not written or close(exercise, ck, after_a.result, after_b.result, equal_nan=True):
+    if not written or close(exercise, ck, after_a.result, after_b.result):
         return [ck]
     shown = table(
         ("call", "input", "expected", "got", ""),

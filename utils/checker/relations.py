@@ -42,7 +42,7 @@ class Finding:
 
 def wrong_mask(exercise: Exercise, run: Run) -> torch.Tensor:
     got, want = run.result.reshape(-1), run.expected.reshape(-1)
-    return ~agree(exercise, run.case, got, want, equal_nan=True)
+    return ~agree(exercise, run.case, got, want)
 
 
 @dataclass

@@ -99,7 +99,7 @@ def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run])
                 again = rerun(run.case, run.seed)
             except Exception:  # the learner's code raised this time
                 return None
-        return not close(exercise, run.case, again.result, run.result, equal_nan=True)
+        return not close(exercise, run.case, again.result, run.result)
 
     for run in _smallest(failing, 2):
         for reverse in (False, True):  # the same order first: a change there is not the order's
