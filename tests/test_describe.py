@@ -265,3 +265,62 @@ def test_a_case_right_before_and_wrong_when_run_again_is_said():
         second_looks.passed_before(exercise, lambda case, seed, stages=None: wrong_now, [failed], [failed])
         == []
     )
+
+
+def _softmax_runs(shapes, wrong_if):
+    """softmax runs of the given (rows, cols) shapes: a row sum 1.01 times the right one where wrong_if."""
+    runs = []
+    for i, (rows, cols) in enumerate(shapes):
+        x = values(rows * cols, "mixed", seed=i).view(rows, cols)
+        scale = 1.01 if wrong_if(rows, cols) else 1.0
+        runs.append(_run("softmax", (x,), lambda e, s=scale: s * e, (rows, cols)))
+    return runs
+
+
+def test_a_split_by_a_multiple_is_said():
+    """Cases that fail exactly where a length is not a power of two, or not a multiple of k, and pass where
+    it is, are said so; the split is a fact of the battery, said only when it holds both ways."""
+    from utils.checker.splits import which_cases
+
+    shapes = [(3, 5), (2, 8), (4, 300), (2, 64), (7, 1000), (5, 128)]
+    runs = _softmax_runs(shapes, lambda rows, cols: cols & (cols - 1) != 0)
+    failing = [r for r in runs if not torch.equal(r.result, r.expected)]
+    texts = [f.text for f in which_cases(runs, failing)]
+    assert (
+        "every failing case's number of columns is not a power of two, and every passing case's is" in texts
+    )
+
+    shapes = [(3, 5), (4, 6), (8, 7), (6, 9), (5, 11), (12, 13)]  # no size split: rows 3, 5, 6 fail, 4 passes
+    runs = _softmax_runs(shapes, lambda rows, cols: rows % 4 != 0)
+    failing = [r for r in runs if not torch.equal(r.result, r.expected)]
+    texts = [f.text for f in which_cases(runs, failing)]
+    assert "every failing case's number of rows is not a multiple of 4, and every passing case's is" in texts
+
+    runs = _softmax_runs(shapes, lambda rows, cols: rows in (3, 4, 6))  # 4 breaks the split: nothing said
+    failing = [r for r in runs if not torch.equal(r.result, r.expected)]
+    assert not any("multiple" in f.text or "power" in f.text for f in which_cases(runs, failing))
+
+
+def test_columns_left_unwritten_in_rows_wrong_throughout_are_said():
+    """Every row wrong in columns of its own, and the last 3 columns of each never written (a tile capped
+    below the row's length): the line for the case says which columns were left, where the table alone
+    would not; and so it does when every element is wrong."""
+
+    def capped(e):
+        e = e * 1.01
+        e[0, 1], e[1, 2] = e[0, 1] / 1.01, e[1, 2] / 1.01  # right by chance, as some are in a real run
+        e[:, -3:] = GARBAGE
+        return e
+
+    x = values(2 * 40, "mixed", seed=1).view(2, 40)
+    runs = [_run("softmax", (x,), capped, (2, 40))]
+    texts = [f.text for f in describe(EXERCISES["softmax"], runs, runs) if f.kind == "where"]
+    assert any(
+        "6 of the wrong elements never written" in t and "the last 3 columns (from column 37 of 40)" in t
+        for t in texts
+    ), texts
+    runs = [
+        _run("softmax", (x,), lambda e: torch.cat([e[:, :-3] * 1.01, e[:, -3:] * 0 + GARBAGE], 1), (2, 40))
+    ]
+    texts = [f.text for f in describe(EXERCISES["softmax"], runs, runs) if f.kind == "where"]
+    assert any("the last 3 columns (from column 37 of 40) of each row" in t for t in texts), texts

@@ -1,8 +1,10 @@
 """Submissions for `rms_norm_dx(x, w, dy, rstd, dx)`: dx = rstd * (g - xhat * c1), g = dy * w,
 xhat = x * rstd, c1 the row's mean of g * xhat. A tile of BLOCK_ROWS rows per program, the row whole in one
-tile; or one row per program walked in tiles (two passes: the sum, then dx). The wrong ones are the tile
-kernel with one mistake each, chosen by the constexpr MISTAKE."""
+tile; or one row per program walked in tiles (two passes: the sum, then dx); or the row's sum by atomics from
+chunks, then dx by a second kernel. The wrong ones are the tile kernel with one mistake each, chosen by the
+constexpr MISTAKE, and the atomics' sums kept between calls."""
 
+import torch
 import triton
 import triton.language as tl
 
@@ -137,7 +139,75 @@ def rms_norm_dx_looped(x, w, dy, rstd, dx):
     )
 
 
-CORRECT = [_rows(), _rows(block_rows=1), rms_norm_dx_looped]
+@triton.jit
+def rms_dx_sum_atomic_kernel(
+    x_ptr, w_ptr, dy_ptr, rstd_ptr, sums_ptr, n_cols, x_rs, x_cs, dy_rs, dy_cs, CHUNK: tl.constexpr
+):
+    # program (row, chunk) adds its chunk's sum of g * x̂ into the row's float32 slot
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
+    m = cols < n_cols
+    x = tl.load(x_ptr + row * x_rs + cols * x_cs, mask=m, other=0.0).to(tl.float32)
+    dy = tl.load(dy_ptr + row * dy_rs + cols * dy_cs, mask=m, other=0.0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=m, other=0.0)
+    rstd = tl.load(rstd_ptr + row)
+    tl.atomic_add(sums_ptr + row, tl.sum(dy * w * x * rstd, axis=0))
+
+
+@triton.jit
+def rms_dx_from_sums_kernel(
+    x_ptr,
+    w_ptr,
+    dy_ptr,
+    rstd_ptr,
+    sums_ptr,
+    dx_ptr,
+    n_cols,
+    x_rs,
+    x_cs,
+    dy_rs,
+    dy_cs,
+    dx_rs,
+    dx_cs,
+    CHUNK: tl.constexpr,
+):
+    row = tl.program_id(0)
+    cols = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
+    m = cols < n_cols
+    x = tl.load(x_ptr + row * x_rs + cols * x_cs, mask=m, other=0.0).to(tl.float32)
+    dy = tl.load(dy_ptr + row * dy_rs + cols * dy_cs, mask=m, other=0.0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=m, other=0.0)
+    rstd = tl.load(rstd_ptr + row)
+    mean_gx = tl.load(sums_ptr + row) / n_cols
+    dx = rstd * (dy * w - x * rstd * mean_gx)
+    tl.store(dx_ptr + row * dx_rs + cols * dx_cs, dx.to(dx_ptr.dtype.element_ty), mask=m)
+
+
+_KEPT_SUMS = {}  # the wrong one's row sums, kept by row count between calls
+
+
+def _atomic_sums(keep_between_calls=False):
+    """The row's sum by atomics from 64-column chunks, then dx by a second kernel (unseen, session 23);
+    the wrong one allocates its zeroed sums once per row count and never zeroes them again: right on the
+    battery (every case a row count of its own), wrong when a case is called again."""
+
+    def launch(x, w, dy, rstd, dx):
+        n_rows, n_cols = x.shape
+        if not keep_between_calls:
+            sums = torch.zeros(n_rows, dtype=torch.float32, device=x.device)
+        else:
+            sums = _KEPT_SUMS.setdefault(n_rows, torch.zeros(n_rows, dtype=torch.float32, device=x.device))
+        grid = (n_rows, triton.cdiv(n_cols, 64))
+        rms_dx_sum_atomic_kernel[grid](x, w, dy, rstd, sums, n_cols, *x.stride(), *dy.stride(), CHUNK=64)
+        rms_dx_from_sums_kernel[grid](
+            x, w, dy, rstd, sums, dx, n_cols, *x.stride(), *dy.stride(), *dx.stride(), CHUNK=64
+        )
+
+    launch.__name__ = "rms_norm_dx_atomic_sums" + ("_kept_between_calls" if keep_between_calls else "")
+    return launch
+
+
+CORRECT = [_rows(), _rows(block_rows=1), rms_norm_dx_looped, _atomic_sums()]
 
 WRONG = [
     (_rows("no rstd"), "rstd_factor_missing"),
@@ -151,4 +221,5 @@ WRONG = [
     (_rows(dx_contiguous=True), "ignores_strides"),  # dx's strides taken as a contiguous matrix's
     (_rows("float16 sums"), "fp16_accumulation"),
     (_rows("rstd recomputed"), "rstd_recomputed"),  # only the case saved with eps = 1e-3 fails
+    (_atomic_sums(keep_between_calls=True), "wrong_values"),  # right in the battery, wrong when called again
 ]

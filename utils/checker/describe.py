@@ -126,10 +126,13 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
     partial = [(run, wrong) for run, wrong in masks if not wrong.all()]
     if not partial and tail is None and past is None:
         findings.append(Finding("where", "every element of every failing case is wrong"))
-    lines = []  # one per case wrong in part, bar those whose every row is wrong in columns of its own
-    for run, wrong in partial:
+    lines = []  # one per case wrong in part or unwritten in part, bar those whose every row is wrong in
+    # columns of its own with nothing left unwritten
+    for run, wrong in masks:
         shape = run.case.out_shape
         unwritten = (run.result.reshape(-1) == run.garbage) & wrong
+        if wrong.all() and (not unwritten.any() or bool(unwritten.all())):
+            continue  # every element wrong: said above, and what was left unwritten below if all was
         if len(shape) == 2:
             rows, n_cols = shape
             grid = wrong.reshape(rows, n_cols)
@@ -144,13 +147,21 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
             columns = grid[bad_rows]
             if bool((columns == columns[0]).all()):
                 text += f", in {index_set(columns[0].nonzero(), n_cols, 'column')} of each"
-            elif bool(bad_rows.all()):
+            elif bool(bad_rows.all()) and not unwritten.any():
                 continue  # every row wrong, each in its own columns: the table already says as much
         else:
             text = f"'{run.case.name}': wrong in {index_set(wrong.nonzero(), wrong.numel())}"
         if unwritten.any():
-            never = "all of them" if bool((unwritten == wrong).all()) else f"{int(unwritten.sum())} of them"
+            never = (
+                "all of them"
+                if bool((unwritten == wrong).all())
+                else f"{int(unwritten.sum())} of the wrong elements"
+            )
             text += f"; {never} never written (still out's value from before the call)"
+            if len(shape) == 2 and not bool((unwritten == wrong).all()):  # which columns were left
+                left = unwritten.reshape(shape)[unwritten.reshape(shape).any(dim=1)]
+                if bool((left == left[0]).all()):
+                    text += f", {index_set(left[0].nonzero(), shape[1], 'column')} of each row that has any"
         lines.append(Finding("where", text))
     findings += lines[:3]  # the first few cases, one line each
     if len(lines) > 3:  # counted from the lines written, not from `partial`, which holds the skipped ones too

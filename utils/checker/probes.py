@@ -54,14 +54,21 @@ def same_shape_again(exercise: Exercise, call: Call, cases: list[Case]) -> None:
             for i, (name, run) in enumerate((("A", first), ("B", second)), start=1)
         ],
     )
+    likely = exercise.mistakes[code].message
     if not correct(exercise, first):
-        seen = "A, right in the battery, is wrong when it is called again after the battery."
+        seen = (
+            "A, right in the battery, is wrong when it is called again after the battery: on the same "
+            "inputs, its result depends on something besides them."
+        )
+        likely = (
+            "something your function keeps between calls (a workspace, a cached buffer, a counter) holds "
+            "what an earlier call left in it, or a torch.empty buffer is read before it is written."
+        )
     else:
         seen = "B's result is A's answer." if reused else "B's result is wrong, and is not A's answer."
     message = (
         f"{exercise.id}: every case of the battery passed. Then two calls of one shape, in a row: A is "
-        f"'{a.name}', B is {how}:\n{shown}\nWhat the calls show: {seen}\n"
-        f"Likely mistake: {exercise.mistakes[code].message}"
+        f"'{a.name}', B is {how}:\n{shown}\nWhat the calls show: {seen}\nLikely mistake: {likely}"
     )
     raise ExerciseFailed(message, [code])
 

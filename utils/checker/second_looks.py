@@ -75,13 +75,15 @@ def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run])
     """In the interpreter, the two smallest failing cases run again with the programs in the reverse order
     (utils.checker.stages.programs_reversed): a result that changes shows programs that race. Each first runs
     again in the same order: a result that changes then depends on something besides the order (memory no
-    program wrote, such as a torch.empty buffer read before any store), and the order is not blamed."""
+    program wrote, such as a torch.empty buffer read before any store, or state an earlier call left), and
+    the order is not blamed."""
     said = {
         False: (
             "rerun",
             "run again on the same inputs, with the programs in the same order, the result changes: it "
-            "depends on something besides the inputs and the order, such as memory that no program wrote "
-            "(a torch.empty buffer read before any store)",
+            "depends on something besides the inputs and the order: memory that no program wrote (a "
+            "torch.empty buffer read before any store), or something an earlier call left behind (a counter "
+            "or buffer your function keeps between calls)",
         ),
         True: (
             "order",

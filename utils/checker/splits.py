@@ -61,20 +61,51 @@ def after_same_shape(runs: list[Run], failing: list[Run]) -> list[Finding]:
     return found
 
 
+def _rows(run: Run) -> int:
+    x = run.case.inputs[0]
+    return x.shape[0] if x.dim() == 2 else 1
+
+
+def _sizes(runs: list[Run]) -> list[tuple[str, object]]:
+    """The sizes a split may be by: for a battery of 2-D inputs the columns, then the rows, then the
+    elements (a row's length or their count says more there than their product); else the elements."""
+    elements = ("elements", lambda run: run.case.inputs[0].numel())
+    if all(run.case.inputs[0].dim() == 1 for run in runs):
+        return [elements]
+    return [("columns", reduced_length), ("rows", _rows), elements]
+
+
+def _regular(name: str, bad: set[int], good: set[int]) -> str | None:
+    """A split by a multiple: every failing size is not a power of two and every passing one is, or every
+    failing size is not a multiple of k and every passing one is (a tail of fewer than k left out, say)."""
+
+    def power(n: int) -> bool:
+        return n > 0 and n & (n - 1) == 0
+
+    if not any(map(power, bad)) and all(map(power, good)):
+        return f"every failing case's number of {name} is not a power of two, and every passing case's is"
+    for k in (2, 4, 8, 16, 32, 64, 128):
+        if all(n % k for n in bad) and not any(n % k for n in good):
+            return (
+                f"every failing case's number of {name} is not a multiple of {k}, and every passing case's is"
+            )
+    return None
+
+
 def which_cases(runs: list[Run], failing: list[Run]) -> list[Finding]:
     """A split of the cases: by a trait (see _by_trait), or by size: every case past some size fails
     and every case up to it passes, or the other way round; a sign that one code path (one program, one
-    tile, a loop taken or not) is wrong and the other right. Size: the input's elements, or the row's
-    length. A size split needs two failing cases and two passing ones at least: one case on a side only
-    restates its own size."""
+    tile, a loop taken or not) is wrong and the other right; or, failing that, by a multiple (_regular): a
+    tail or a width the code does not handle. Size: a row's length, the rows or the elements (_sizes). A
+    size split needs two failing cases and two passing ones at least: one case on a side only restates its
+    own size."""
     if not failing or len(failing) == len(runs):
         return []
     findings = _by_trait(runs, failing)
     if len(failing) < 2 or len(runs) - len(failing) < 2:
         return findings
-    for name, size in (("elements", lambda run: run.case.inputs[0].numel()), ("columns", reduced_length)):
-        if name == "columns" and all(run.case.inputs[0].dim() == 1 for run in runs):
-            continue
+    regular = None
+    for name, size in _sizes(runs):
         bad = {size(run) for run in failing}
         good = {size(run) for run in runs if run not in failing}
         if max(good) < min(bad):
@@ -82,12 +113,11 @@ def which_cases(runs: list[Run], failing: list[Run]) -> list[Finding]:
             text = (
                 f"every case of {min(bad)} {name} or more fails, and every one of {max(good)} or fewer passes"
             )
-            findings.append(Finding("cases", text))
-            break
+            return [*findings, Finding("cases", text)]
         if max(bad) < min(good):
             text = (
                 f"every case of {max(bad)} {name} or fewer fails, and every one of {min(good)} or more passes"
             )
-            findings.append(Finding("cases", text))
-            break
-    return findings
+            return [*findings, Finding("cases", text)]
+        regular = regular or _regular(name, bad, good)
+    return [*findings, Finding("cases", regular)] if regular else findings
