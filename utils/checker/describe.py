@@ -164,8 +164,8 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
                     text += f", {index_set(left[0].nonzero(), shape[1], 'column')} of each row that has any"
         lines.append(Finding("where", text))
     findings += lines[:3]  # the first few cases, one line each
-    if len(lines) > 3:  # counted from the lines written, not from `partial`, which holds the skipped ones too
-        findings.append(Finding("where", f"... and {len(lines) - 3} more failing cases wrong in part"))
+    if len(lines) > 3:  # counted from the lines written, not from the cases, some of which have none
+        findings.append(Finding("where", f"... and {len(lines) - 3} more failing cases like these"))
     unwritten_all = [
         run for run, wrong in masks if bool((run.result.reshape(-1) == run.garbage)[wrong].all())
     ]

@@ -76,7 +76,8 @@ def reduced_length(run: Run) -> int:
     return x.shape[-1] if x.dim() == 2 else x.numel()
 
 
-def _rows(run: Run) -> int:
+def row_count(run: Run) -> int:
+    """The rows of a 2-D input, 1 for a 1-D one."""
     x = run.case.inputs[0]
     return x.shape[0] if x.dim() == 2 else 1
 
@@ -159,7 +160,7 @@ def factor(pairs: list[Pairs]) -> Finding | None:
     if same is not None and same != 1 and spread <= 0.1 * abs(same - 1):
         return Finding("factor", f"every wrong value is {_name(same)} times the right one", exact=True)
     for name, f in _PER_CASE:
-        rows_and_length = [(reduced_length(p.run), _rows(p.run)) for p in pairs]
+        rows_and_length = [(reduced_length(p.run), row_count(p.run)) for p in pairs]
         expected = [f(n, r) for n, r in rows_and_length]
         if all(
             abs(c - e) <= RELATION_RTOL * abs(c) and max(abs(c - e), miss) <= 0.1 * abs(e - 1)
@@ -188,7 +189,7 @@ def offset(pairs: list[Pairs]) -> Finding | None:
         return Finding("offset", f"every wrong value is the right one plus {_name(same)}", exact=True)
     for name, f in _PER_CASE[:3]:
         if all(
-            abs(d - f(reduced_length(p.run), _rows(p.run))) <= 1e-6 * max(1.0, abs(d))
+            abs(d - f(reduced_length(p.run), row_count(p.run))) <= 1e-6 * max(1.0, abs(d))
             for d, p in zip(offsets, pairs)
         ):
             return Finding(

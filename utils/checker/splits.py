@@ -4,8 +4,10 @@ failure (utils.checker.describe); like it, nothing here names a cause."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from utils.checker.judge import Run
-from utils.checker.relations import Finding, reduced_length
+from utils.checker.relations import Finding, reduced_length, row_count
 
 # What the cases with a trait (utils.checker.model.Case.traits) have in common, in a report's words.
 TRAIT_WORDS = {
@@ -61,18 +63,13 @@ def after_same_shape(runs: list[Run], failing: list[Run]) -> list[Finding]:
     return found
 
 
-def _rows(run: Run) -> int:
-    x = run.case.inputs[0]
-    return x.shape[0] if x.dim() == 2 else 1
-
-
-def _sizes(runs: list[Run]) -> list[tuple[str, object]]:
+def _sizes(runs: list[Run]) -> list[tuple[str, Callable[[Run], int]]]:
     """The sizes a split may be by: for a battery of 2-D inputs the columns, then the rows, then the
     elements (a row's length or their count says more there than their product); else the elements."""
-    elements = ("elements", lambda run: run.case.inputs[0].numel())
+    elements: tuple[str, Callable[[Run], int]] = ("elements", lambda run: run.case.inputs[0].numel())
     if all(run.case.inputs[0].dim() == 1 for run in runs):
         return [elements]
-    return [("columns", reduced_length), ("rows", _rows), elements]
+    return [("columns", reduced_length), ("rows", row_count), elements]
 
 
 def _regular(name: str, bad: set[int], good: set[int]) -> str | None:
