@@ -215,6 +215,7 @@ def test_cases_not_listed_are_counted_as_left_out_only_where_they_would_have_bee
     texts = [f.text for f in describe(EXERCISES["softmax"], runs, runs) if f.kind == "where"]
     assert not any("more failing cases" in t for t in texts), texts
     assert any("wrong in row 0" in t for t in texts), texts
+    assert not any("row 0 only" in t and "of each" in t for t in texts), texts  # one row: no "of each"
 
 
 def test_a_result_that_changes_in_the_same_order_is_not_blamed_on_the_order():

@@ -146,7 +146,8 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
             text = f"'{run.case.name}': wrong in {where}"
             columns = grid[bad_rows]
             if bool((columns == columns[0]).all()):
-                text += f", in {index_set(columns[0].nonzero(), n_cols, 'column')} of each"
+                of_each = " of each" if int(bad_rows.sum()) > 1 else ""
+                text += f", in {index_set(columns[0].nonzero(), n_cols, 'column')}{of_each}"
             elif bool(bad_rows.all()) and not unwritten.any():
                 continue  # every row wrong, each in its own columns: the table already says as much
         else:

@@ -73,7 +73,8 @@ def _smallest(failing: list[Run], count: int) -> list[Run]:
 
 def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run]) -> list[Finding]:
     """In the interpreter, the two smallest failing cases run again with the programs in the reverse order
-    (utils.checker.stages.programs_reversed): a result that changes shows programs that race. Each first runs
+    (utils.checker.stages.programs_reversed): a result that changes shows that the order matters (programs
+    that race, or memory no program wrote whose contents follow the order). Each first runs
     again in the same order: a result that changes then depends on something besides the order (memory no
     program wrote, such as a torch.empty buffer read before any store, or state an earlier call left), and
     the order is not blamed."""
@@ -89,7 +90,9 @@ def order(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Run])
             "order",
             "run again with the programs in the reverse order, the result changes, so it depends on the "
             "order the programs run in (on a GPU, an order that changes from run to run): programs that "
-            "race, such as several storing into one element, or one reading what another has not written yet",
+            "race, such as several storing into one element, or one reading what another has not written "
+            "yet; or memory that no program wrote (a torch.empty buffer read before any store), whose "
+            "contents can follow the order the programs ran in",
         ),
     }
 
