@@ -140,17 +140,25 @@ def rms_norm_dx_looped(x, w, dy, rstd, dx):
 
 
 @triton.jit
-def rms_dx_sum_atomic_kernel(
-    x_ptr, w_ptr, dy_ptr, rstd_ptr, sums_ptr, n_cols, x_rs, x_cs, dy_rs, dy_cs, CHUNK: tl.constexpr
-):
-    # program (row, chunk) adds its chunk's sum of g * x̂ into the row's float32 slot
+def _row_chunk(x_ptr, w_ptr, dy_ptr, rstd_ptr, n_cols, x_rs, x_cs, dy_rs, dy_cs, CHUNK: tl.constexpr):
+    # program (row, chunk)'s columns, their mask, and its x, dy, w and the row's rstd, in float32
     row = tl.program_id(0)
     cols = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
     m = cols < n_cols
     x = tl.load(x_ptr + row * x_rs + cols * x_cs, mask=m, other=0.0).to(tl.float32)
     dy = tl.load(dy_ptr + row * dy_rs + cols * dy_cs, mask=m, other=0.0).to(tl.float32)
     w = tl.load(w_ptr + cols, mask=m, other=0.0)
-    rstd = tl.load(rstd_ptr + row)
+    return row, cols, m, x, dy, w, tl.load(rstd_ptr + row)
+
+
+@triton.jit
+def rms_dx_sum_atomic_kernel(
+    x_ptr, w_ptr, dy_ptr, rstd_ptr, sums_ptr, n_cols, x_rs, x_cs, dy_rs, dy_cs, CHUNK: tl.constexpr
+):
+    # program (row, chunk) adds its chunk's sum of g * x̂ into the row's float32 slot
+    row, cols, m, x, dy, w, rstd = _row_chunk(
+        x_ptr, w_ptr, dy_ptr, rstd_ptr, n_cols, x_rs, x_cs, dy_rs, dy_cs, CHUNK
+    )
     tl.atomic_add(sums_ptr + row, tl.sum(dy * w * x * rstd, axis=0))
 
 
@@ -171,13 +179,9 @@ def rms_dx_from_sums_kernel(
     dx_cs,
     CHUNK: tl.constexpr,
 ):
-    row = tl.program_id(0)
-    cols = tl.program_id(1) * CHUNK + tl.arange(0, CHUNK)
-    m = cols < n_cols
-    x = tl.load(x_ptr + row * x_rs + cols * x_cs, mask=m, other=0.0).to(tl.float32)
-    dy = tl.load(dy_ptr + row * dy_rs + cols * dy_cs, mask=m, other=0.0).to(tl.float32)
-    w = tl.load(w_ptr + cols, mask=m, other=0.0)
-    rstd = tl.load(rstd_ptr + row)
+    row, cols, m, x, dy, w, rstd = _row_chunk(
+        x_ptr, w_ptr, dy_ptr, rstd_ptr, n_cols, x_rs, x_cs, dy_rs, dy_cs, CHUNK
+    )
     mean_gx = tl.load(sums_ptr + row) / n_cols
     dx = rstd * (dy * w - x * rstd * mean_gx)
     tl.store(dx_ptr + row * dx_rs + cols * dx_cs, dx.to(dx_ptr.dtype.element_ty), mask=m)
