@@ -301,6 +301,21 @@ def test_a_split_by_a_multiple_is_said():
     failing = [r for r in runs if not torch.equal(r.result, r.expected)]
     assert not any("multiple" in f.text or "power" in f.text for f in which_cases(runs, failing))
 
+    # the other way round: only lengths that are multiples of 2,048 fail (a loop one tile short), 1,024 passes
+    lengths = [1, 100, 1024, 2048, 3000, 4096, 6000, 65536]
+    runs = [
+        _run("sum_atomic", (values(n, "positive", seed=n),), lambda e, n=n: e if n % 2048 else e - 1)
+        for n in lengths
+    ]
+    failing = [r for r in runs if not torch.equal(r.result, r.expected)]
+    texts = [f.text for f in which_cases(runs, failing)]
+    assert "every failing case's number of elements is a multiple of 2,048, and no passing case's is" in texts
+    runs[4] = _run(
+        "sum_atomic", runs[4].case.inputs, lambda e: e - 1
+    )  # 3,000 fails too: their gcd 8 divides 1,024
+    failing = [r for r in runs if not torch.equal(r.result, r.expected)]
+    assert not any("multiple" in f.text for f in which_cases(runs, failing))
+
 
 def test_columns_left_unwritten_in_rows_wrong_throughout_are_said():
     """Every row wrong in columns of its own, and the last 3 columns of each never written (a tile capped
@@ -325,3 +340,22 @@ def test_columns_left_unwritten_in_rows_wrong_throughout_are_said():
     ]
     texts = [f.text for f in describe(EXERCISES["softmax"], runs, runs) if f.kind == "where"]
     assert any("the last 3 columns (from column 37 of 40) of each row" in t for t in texts), texts
+
+
+def test_partials_are_judged_only_where_they_prove_something():
+    """A scratch of right per-tile maxima says the error comes after it, unless the launch also wrote an
+    integer scratch larger than a ticket (an argmax's indices, not judged), and tiles whose partials are all
+    equal (zeros, ties) prove nothing."""
+    from utils.checker.stages import Stage, partials_finding
+
+    x = values(4000, "mixed", seed=3).double()
+    maxima = torch.stack([t.max() for t in x.split(1024)])
+    found = partials_finding(x, [Stage("partial_max", (4,), [maxima])])
+    assert found is not None and "right maximum of each tile of 1024 elements" in found[0] and found[1]
+    indices = torch.zeros(4, dtype=torch.int32)
+    _, every = partials_finding(x, [Stage("partial_argmax", (4,), [maxima], [indices])])
+    assert not every
+    ticket = torch.zeros(1, dtype=torch.int32)
+    assert partials_finding(x, [Stage("one_launch", (4,), [maxima], [ticket])])[1]
+    zeros = torch.zeros(4000, dtype=torch.float64)
+    assert partials_finding(zeros, [Stage("partial_max", (4,), [torch.zeros(4)])]) is None

@@ -426,6 +426,36 @@ def argmax_two_nans_apart(x, out):
     argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
 
 
+# ---- Unseen round of 2026-12-05 (session 24): written from the notebook by a helper who did not read the
+# checker; shown wrong on ties.
+@triton.jit
+def partial_argmax_later_tie_kernel(
+    x_ptr, partial_values_ptr, partial_indices_ptr, n, BLOCK_SIZE: tl.constexpr
+):
+    best_value = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
+    best_index = tl.full((BLOCK_SIZE,), 2147483647, tl.int32)
+    for start in range(tl.program_id(0) * BLOCK_SIZE, n, tl.num_programs(0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        valid = offsets < n
+        x = tl.load(x_ptr + offsets, mask=valid, other=float("-inf"))
+        x_nan, best_nan = x != x, best_value != best_value
+        # BUG: >= lets a later equal value take the lane from an earlier one
+        take = valid & ((x_nan & ~best_nan) | (~x_nan & ~best_nan & (x >= best_value)))
+        best_value = tl.where(take, x, best_value)
+        best_index = tl.where(take, offsets, best_index)
+    value, index = lowest_index_of_max(best_value, best_index)
+    tl.store(partial_values_ptr + tl.program_id(0), value)
+    tl.store(partial_indices_ptr + tl.program_id(0), index)
+
+
+def argmax_later_tie_in_lane(x, out):
+    n = x.numel()
+    programs = min(3, triton.cdiv(n, 256))
+    values, indices = _scratch(programs, x.device)
+    partial_argmax_later_tie_kernel[(programs,)](x, values, indices, n, BLOCK_SIZE=256)
+    argmax_partials_kernel[(1,)](values, indices, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
 WRONG = [
     # Only the case with two NaNs in one lane of one program (at 0 and 2^15) fails: a later maximum
     (argmax_two_nans_apart, "ties_not_lowest"),
@@ -446,4 +476,5 @@ WRONG = [
     (argmax_running_max_from_zero, "wrong_initial_value"),
     # Only the ties across programs fail, each with a later maximum: no race is named, on a GPU either.
     (argmax_ties_by_program, "ties_not_lowest"),
+    (argmax_later_tie_in_lane, "ties_not_lowest"),
 ]

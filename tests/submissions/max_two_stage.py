@@ -306,7 +306,47 @@ def max_two_stage_zero_slots(x, out):
     wmax_final_kernel[(1,)](partials, out, W3_PROGRAMS, B=W3_PROGRAMS)
 
 
-CORRECT = [max_two_stage, max_two_stage_scalar_combine, max_atomic, max_two_stage_persistent]
+# ---- Unseen round of 2026-12-05 (session 24), as above.
+@triton.jit
+def partial_max_kernel_store_if_seen(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # Right: the host fills the partials with -inf, so a program whose maximum is -inf need not store it;
+    # a launch of several programs may then store nothing at all (an x of -inf).
+    running = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
+    for start in range(tl.program_id(0) * BLOCK_SIZE, n_elements, tl.num_programs(0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        running = tl.maximum(
+            running, tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
+        )
+    result = tl.max(running, axis=0)
+    tl.store(partials_ptr + tl.program_id(0), result, mask=result > float("-inf"))
+
+
+def max_two_stage_store_if_seen(x, out):
+    n = x.numel()
+    programs = min(3, triton.cdiv(n, BLOCK_SIZE))
+    partials = torch.full((programs,), float("-inf"), dtype=torch.float32, device=x.device)
+    partial_max_kernel_store_if_seen[(programs,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    max_partials_kernel[(1,)](partials, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
+
+
+def max_two_stage_tiles_of_4096_partials_other_zero(x, out):
+    """Tiles of 4,096 and a stage 2 of the next power of two of slots, masked lanes read as 0.0: wrong
+    only where the tiles are not a power of two in number and every element is negative (3 tiles)."""
+    n = x.numel()
+    n_partials = triton.cdiv(n, 4096)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_max_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=4096)
+    block = triton.next_power_of_2(n_partials)
+    max_partials_kernel_other_zero[(1,)](partials, out, n_partials, BLOCK_SIZE=block)
+
+
+CORRECT = [
+    max_two_stage,
+    max_two_stage_scalar_combine,
+    max_atomic,
+    max_two_stage_persistent,
+    max_two_stage_store_if_seen,
+]
 WRONG = [
     (max_two_stage_partials_other_zero, "wrong_sentinel"),
     (max_two_stage_other_zero, "wrong_sentinel"),
@@ -322,6 +362,7 @@ WRONG = [
     (max_store_race, "store_race"),
     (max_two_stage_stage1_min, "opposite_reduction"),
     (max_two_stage_zero_slots, "wrong_sentinel"),
+    (max_two_stage_tiles_of_4096_partials_other_zero, "wrong_sentinel"),
 ]
 if not runs_on_gpu():  # the interpreter's stores show the race; a GPU's results may or may not
     WRONG.append((max_load_max_store, "unordered_stores"))

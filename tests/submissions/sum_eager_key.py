@@ -131,6 +131,12 @@ def not_attempted(x, out, n, partials_block):
     raise NotImplementedError
 
 
+def program_count(x, out, n, partials_block):
+    """The grid's size, from n, where the kernel is compiled for partials_block: too fine a key."""
+    aligned = [t.data_ptr() % 16 == 0 for t in (x, out)]
+    return (x.dtype, out.dtype, *aligned, n == 1, n % 16 == 0, partials_block, -(-n // 4096))
+
+
 CORRECT = [by_address, by_offset_in_bytes, as_a_string]
 MERGES, SPLITS = "key_merges_what_the_jit_compiles_apart", "key_splits_what_the_jit_compiles_once"
 WRONG = [  # (submission, the codes it must get, a phrase its report must hold)
@@ -150,4 +156,5 @@ WRONG = [  # (submission, the codes it must get, a phrase its report must hold)
     (a_list, ["unhashable_key"], "in a tuple"),
     (the_tensor_itself, [SPLITS], "new tensors of the same dtypes"),
     (reads_a_shape_it_has_not, ["exception"], "IndexError"),
+    (program_count, [SPLITS], "an entry per count"),
 ]

@@ -451,6 +451,14 @@ def sum_one_launch_pow2_floor(x, out):
     )
 
 
+def sum_one_launch_torch_for_small_inputs(x, out):
+    """One tile or less handed to torch.sum: no Triton launch at all there, a torch operation instead."""
+    if x.numel() <= BLOCK_SIZE:
+        torch.sum(x, 0, keepdim=True, out=out)
+    else:
+        _launch(one_launch_kernel, x, out)
+
+
 CORRECT = [sum_one_launch, sum_one_launch_per_tile, sum_one_launch_small_tiles]
 if not runs_on_gpu():  # the interpreter runs programs in order, so the atomic adds always meet in order
     CORRECT.append(sum_one_launch_atomic_combine)
@@ -472,6 +480,7 @@ WRONG = [
     (sum_one_launch_fp16, "fp16_accumulation"),
     (sum_one_launch_modulo, "state_not_reset"),
     (sum_one_launch_pow2_floor, "wrong_values"),
+    (sum_one_launch_torch_for_small_inputs, "extra_launches"),
 ]
 if runs_on_gpu():
     WRONG.append((sum_one_launch_atomic_combine, "not_deterministic"))

@@ -299,6 +299,7 @@ UNLISTED = [
         WRONG_VALUES,
     ),  # every 3rd row unwritten  # 1 where a row of -inf gives 0
     ("layer_norm", layer_norm_swapped, {"inputs"}, WRONG_VALUES),
-    ("argmax", argmax_ties_by_slot, {"ties", "partials"}, {"ties_not_lowest"}),
+    # its tiles' maxima are all equal (ties): the scratch of maxima proves nothing, and is not said
+    ("argmax", argmax_ties_by_slot, {"ties"}, {"ties_not_lowest"}),
     ("sum_one_launch", sum_one_launch_counted_doubled, {"factor"}, WRONG_VALUES),
 ]

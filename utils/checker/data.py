@@ -94,6 +94,12 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         ),
         "zeros": lambda: torch.zeros(n, dtype=torch.float64),
         "inf": lambda: torch.where(torch.arange(n) == n // 3, math.inf, 2 * u - 1),  # its sum is inf
+        # +inf a third of the way in, -inf at two thirds: x * (x > 0) makes NaN of -inf, a ReLU 0.0
+        "signed infinities": lambda: torch.where(
+            torch.arange(n) == n // 3,
+            math.inf,
+            torch.where(torch.arange(n) == 2 * n // 3, -math.inf, 2 * u - 1),
+        ),
         # 1.0 first, 1 + 2^-20 at ODD_TILE_START (another program's tile): float32 tells them apart,
         # float16 does not.
         "close maxima": lambda: _close_maxima(2 * u - 1),

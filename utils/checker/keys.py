@@ -98,6 +98,9 @@ _TABLE = [
      "the kernel compiled for a float32 out would store 4 bytes into a 2-byte element, past out"),
     (_(n=5120, partials_block=2), N8192, "n: 5120, then 8192 (both multiples of 16)", True,
      f"{REJIT}; a key with n in it takes an entry per size"),
+    (_(n=9008, partials_block=4), _(n=13008, partials_block=4),
+     "n: 9008, then 13008 (3 and 4 programs of 4,096 elements, one partials_block, 4)", True,
+     f"{REJIT}; a key with the number of programs in it takes an entry per count"),
     (_(n=8176, partials_block=2), N8180, "n: 8176 (a multiple of 16), then 8180 (not one)", False,
      "the kernel compiled for n % 16 == 0 may test the mask once per 16 elements, which on n = 8180 "
      "reads past the end or drops the last elements"),

@@ -121,10 +121,12 @@ SUM_WORDS = dict(identity="other=0.0 for a sum", reset="out.zero_() before the l
 # The mistakes of a one-launch reduction (notebook 07), judged before the battery by utils.checker.probes: the
 # launches of one call (utils.launches), and calls in a row (the state probe, utils.checker.one_launch).
 ONE_LAUNCH_MESSAGES = {
-    "extra_launches": "a call did more than one launch: a one-launch reduction runs one Triton kernel "
-    "and no other work on the device. No out.zero_() or torch.zeros for the ticket on each call, no second "
-    "kernel, no finish on the host ({finish}) after it: keep the partials and the ticket in a workspace "
-    "allocated once, and let the last program combine, finish, store and reset the ticket.",
+    "extra_launches": "a call's work on the device was not one Triton launch: a one-launch reduction "
+    "runs one Triton kernel and no other work on the device, whatever the size (no path of torch for "
+    "small inputs, no result kept from an earlier call). No out.zero_() or torch.zeros for the ticket on "
+    "each call, no second kernel, no finish on the host ({finish}) after it: keep the partials and the "
+    "ticket in a workspace allocated once, and let the last program combine, finish, store and reset the "
+    "ticket.",
     "state_not_reset": "a call left something behind that the next one trips over (the ticket did not "
     "return to where it was, or a right call was followed by a wrong one on the same input). The last "
     "program must put the ticket back to 0 once it has combined (tl.atomic_xchg(ticket_ptr, 0) or "

@@ -4,7 +4,7 @@ A one-launch reduction keeps its partials and its ticket in a workspace that out
 can go wrong because of the calls before it, which a battery of separate cases need not show. Before the
 battery, `one_launch` calls the learner's function, each call after the one before, on
 
-    S, A, A, B, A, then C1, C2, C3, C4
+    S, A, A, B, A, then C1, C2, C3, C4, then S again
 
 S is a small case of the battery (one tile of any common size), A its largest of at most 2^16 elements
 (several programs), B A's shape with other values, and Ck the first 3T - 5 elements of A for T = 8,192,
@@ -12,8 +12,8 @@ S is a small case of the battery (one tile of any common size), A its largest of
 tiles a kernel takes. What each call's launches leave in their scratch is recorded
 (utils.checker.stages), and a mistake is named from the effects:
 
-- a call that repeats an earlier call's shape must make one Triton launch and nothing else
-  (`extra_launches`); a call on a new shape may set up (allocate a workspace);
+- a call that repeats an earlier call's shape (A, and S at the end) must make one Triton launch and
+  nothing else (`extra_launches`); a call on a new shape may set up (allocate a workspace);
 - a later call that stores past the end of a tensor of as many elements as the first call had programs:
   a workspace sized by the first call (`workspace_sized_by_first_call`);
 - every wrong call holding the right answer plus what out held before it: the total added into out
@@ -89,7 +89,7 @@ class _Calls:
                 raise
             shape = tuple(tuple(x.shape) for x in case.inputs)
             made = launched[0]
-            if shape in self.shapes and (len(made.triton) > 1 or made.torch):  # none: the battery says
+            if shape in self.shapes and (len(made.triton) != 1 or made.torch):
                 raise ExerciseFailed(
                     f"{self.exercise.id}: a call on '{case.name}', a shape called before, made "
                     f"{made.describe()}.\nLikely mistake: {self.exercise.mistakes['extra_launches'].message}",
@@ -143,6 +143,7 @@ def one_launch(exercise: Exercise, call: Call, cases: list[Case]) -> list[Case]:
     for ck, run in zip(chain, chain_runs):
         if not correct(exercise, run):
             return _stale_slots(exercise, calls, a, b, ck)
+    calls([s])  # S's shape again: its launches are counted too (a path of its own for small inputs)
     return []
 
 

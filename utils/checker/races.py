@@ -113,7 +113,9 @@ def _judge_launch() -> None:
     _atomic_in_launch = False
     if atomic or len(names) < 2:
         return
-    addresses = np.concatenate([s[1] for s in stores])
+    addresses = np.concatenate([s[1] for s in stores]) if stores else np.empty(0, dtype=np.int64)
+    if addresses.size == 0:  # every store of the launch was masked off
+        return
     bits = np.concatenate([s[2] for s in stores])
     programs = np.concatenate([np.full(s[1].size, s[0], dtype=np.int64) for s in stores])
     sequence = np.arange(addresses.size)

@@ -4,6 +4,7 @@ failure (utils.checker.describe); like it, nothing here names a cause."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from utils.checker.judge import Run
@@ -74,7 +75,9 @@ def _sizes(runs: list[Run]) -> list[tuple[str, Callable[[Run], int]]]:
 
 def _regular(name: str, bad: set[int], good: set[int]) -> str | None:
     """A split by a multiple: every failing size is not a power of two and every passing one is, or every
-    failing size is not a multiple of k and every passing one is (a tail of fewer than k left out, say)."""
+    failing size is not a multiple of k and every passing one is (a tail of fewer than k left out, say), or
+    every failing size is a multiple of k and no passing one is (a loop that stops one tile short when the
+    tiles fill the input exactly, say)."""
 
     def power(n: int) -> bool:
         return n > 0 and n & (n - 1) == 0
@@ -86,6 +89,9 @@ def _regular(name: str, bad: set[int], good: set[int]) -> str | None:
             return (
                 f"every failing case's number of {name} is not a multiple of {k}, and every passing case's is"
             )
+    k = math.gcd(*bad)  # the other way round: a whole tile, or the last, treated as a partial one
+    if k > 1 and len(bad) > 1 and all(n % k for n in good):
+        return f"every failing case's number of {name} is a multiple of {k:,}, and no passing case's is"
     return None
 
 

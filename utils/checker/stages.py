@@ -130,21 +130,26 @@ def partials_finding(x: torch.Tensor, stages: list[Stage]) -> tuple[str, bool] |
     """The first scratch, in launch order, that holds the right partial of every tile of some power-of-two
     size of the 1-D input `x` (float64), one per tile or one per program of a persistent grid (program p:
     tiles p, p + P, ...), as a sentence, and whether every other scratch of that launch holds right
-    partials too (a launch that writes maxima and sums, say, may have right maxima and wrong sums: the
-    error then need not come after it); None if no scratch does. Later launches show the same scratch
-    again, so the first is the one to name."""
+    partials too (a launch that writes maxima and sums, say, may have right maxima and wrong sums, or
+    maxima and an integer scratch of their indices: the error then need not come after it); None if no
+    scratch does. Tiles whose partials are all equal (an input of zeros, or of ties) prove nothing. Later
+    launches show the same scratch again, so the first is the one to name."""
     for i, stage in enumerate(stages):
         found = [_right_partials(x, scratch.reshape(-1)) for scratch in stage.scratch]
+        # An integer scratch of more than one element (a ticket is one) holds partials too (an argmax's
+        # indices): not judged here.
+        indices = any(c.numel() > 1 for c in stage.counters)
         for scratch, said in zip(stage.scratch, found):
             if said is not None:
                 where = f"after launch {i + 1} ({stage.kernel}), a scratch of {scratch.numel()} holds"
-                return f"{where} {said}", all(f is not None for f in found)
+                return f"{where} {said}", all(f is not None for f in found) and not indices
     return None
 
 
 def _right_partials(x: torch.Tensor, flat: torch.Tensor) -> str | None:
     """What right partials of x the scratch `flat` holds (see partials_finding), in words; None if none.
-    Where several reductions give the same partials (every one of an all-inf input's), all are named."""
+    Where several reductions give the same partials (the sum and the sum of absolute values of positive
+    data), all are named."""
     found: list[tuple[str, int, str, float]] = []  # (reduction, tile, form, pad), form "tile" or "program"
     for name, reduce, pad in _PARTIALS:
         rounding = name in _SUMS
@@ -153,6 +158,8 @@ def _right_partials(x: torch.Tensor, flat: torch.Tensor) -> str | None:
             if len(by_tile) < 2 or len(by_tile) > len(flat):
                 continue
             per_tile = reduce(by_tile)
+            if per_tile.unique().numel() < 2:  # every tile's partial the same (zeros, ties): no evidence
+                continue
             scale = reduce(by_tile.abs()).abs() if rounding else per_tile.abs()
             if _close(flat[: len(by_tile)], per_tile, scale, rounding):
                 found.append((name, b, "tile", pad))

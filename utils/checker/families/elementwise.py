@@ -32,7 +32,8 @@ MESSAGES = {
     # One code for two causes: out looks the same after either, so the sentence names both.
     "first_tile_only": "only out's first tile (its first BLOCK_SIZE elements) was written. These mistakes "
     "leave exactly this, and the output cannot tell them apart: a grid of one program, (1,) where it "
-    "must be (triton.cdiv(n, BLOCK_SIZE),); offsets missing pid * BLOCK_SIZE, so that every program "
+    "must be (triton.cdiv(n, BLOCK_SIZE),), or a grid worked out on an earlier call of one tile and kept; "
+    "offsets missing pid * BLOCK_SIZE, so that every program "
     "wrote the first tile again; or a pid read from another axis (tl.program_id(1) is 0 on a 1-D grid).",
     "last_element_dropped": "out[n - 1], the last element, was never written: a mask of offsets < n - 1 "
     "(or <= n - 2). Mask with offsets < n.",
@@ -155,8 +156,9 @@ def _cases(large: bool, arity: int) -> list[Case]:
     the first one's signs: in float16 both overflow to inf of one sign, and their sum stays an infinity,
     not inf - inf."""
     cases = vector_cases(large, arity=arity, out_like_input=True)
-    if arity == 1:  # near float32's largest: x + |x| overflows past 1.7e38
-        cases.append(Case(describe(1000, "huge"), (case_values(1000, "huge", seed=990),), (1000,)))
+    if arity == 1:  # near float32's largest: x + |x| overflows past 1.7e38; and both infinities
+        for kind, seed in (("huge", 990), ("signed infinities", 991)):
+            cases.append(Case(describe(1000, kind), (case_values(1000, kind, seed=seed),), (1000,)))
     for i, case in enumerate(cases):
         if arity == 2 and case.name.endswith("large"):
             x, y = case.inputs
