@@ -215,6 +215,25 @@ def row_sum_cached_by_shape(x, out):
     out.copy_(_SUMS_BY_SHAPE[key])
 
 
+# ---- Unseen round of 2026-12-05 (session 24): written from the notebook by a helper who did not read the
+# checker; shown wrong on a column view.
+@triton.jit
+def row_sum_flat_kernel(x_ptr, out_ptr, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+
+def row_sum_reshaped_flat(x, out):
+    """x.reshape(-1) taken for a contiguous copy (row r at r * n_cols): it is a view, not a copy, wherever
+    the elements line up with one stride, as an (n, 1) column of a wider matrix does (stride 38 here)."""
+    n_rows, n_cols = x.shape
+    row_sum_flat_kernel[(n_rows,)](x.reshape(-1), out, n_cols, BLOCK_SIZE=BLOCK_SIZE)
+
+
 CORRECT = [row_sum, row_sum_scalar_acc, row_sum_rows]
 WRONG = [
     (row_sum_fp16_accumulator, "fp16_accumulation"),
@@ -227,6 +246,7 @@ WRONG = [
     (row_sum_zeroed_after, "reset_after_launch"),
     (row_sum_grid_too_small, "missing_rows"),
     (row_sum_cached_by_shape, "earlier_input_reused"),
+    (row_sum_reshaped_flat, "ignores_strides"),
 ]
 if not runs_on_gpu():  # on a GPU the far read is an illegal address, which ends the CUDA context
     WRONG.append((row_sum_grid_over_columns, "out_of_bounds_access"))

@@ -96,8 +96,9 @@ def judge(exercise: Exercise, cases: list[Case], accesses: dict[str, Accesses]) 
         case, got, want = wrong[0]
         raise ExerciseFailed(
             f"{exercise.id}: every case gave the right values, but the atomics are not the ones the exercise "
-            f"asks for: on case '{case.name}' the call's atomics let {got:,} lanes through, where one "
-            f"per row is {want:,} ({len(wrong)} of {len(cases)} cases so).\n"
+            f"asks for: on case '{case.name}' the call's atomics (of every kind: add, exchange, max, "
+            f"...) let {got:,} lanes through, where one per row is {want:,} ({len(wrong)} of "
+            f"{len(cases)} cases so).\n"
             f"Likely mistake: {exercise.mistakes['atomics_not_one_per_row'].message}",
             ["atomics_not_one_per_row"],
         )

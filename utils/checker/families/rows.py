@@ -37,7 +37,8 @@ MESSAGES = {
     "atomics_not_one_per_row": "each row must end in one scalar tl.atomic_add: reduce the row to one number "
     "first (total = tl.sum(acc, axis=0)), then tl.atomic_add(out_ptr + row, total). More lanes than rows: "
     "an atomic per lane (a tile of pointers to out[row], the notebook's Fix 2) or one per column tile; "
-    "none at all: a tl.store, right when one program owns its row, but not the exercise.",
+    "none at all: a tl.store, right when one program owns its row, but not the exercise. Atomics of other "
+    "kinds count too (a tl.atomic_xchg that resets out[row]): reset out on the host, or with a tl.store.",
     "first_tile_only": "only the first BLOCK_SIZE columns of each row (or of each program's chunk) were "
     "summed: the loop over the column tiles is missing, so a row longer than one tile loses the rest.",
     "tail_not_processed": "each row's last, partial tile of columns was skipped: loop with range(0, n_cols, "
@@ -96,6 +97,9 @@ def _row_cases(large: bool) -> list[Case]:
         (20, 700, "mixed", torch.float16, "sliced"),
         (5, 4099, "positive", torch.float32, "sliced"),  # just over a tile of 4096
         (4, 4096, "overflow", torch.float16, "contiguous"),  # each row sums to 245760 > fp16 max 65504
+        (9, 1, "mixed", torch.float32, "sliced"),  # a column of a wider matrix: reshape(-1) is no copy
+        (3, 2049, "mixed", torch.float32, "transposed"),  # a second tile of 2,048 along strided columns
+        (9, 256, "mixed", torch.float32, "contiguous"),  # the tile divides the row, not the rows (9)
     ]
     if large:
         shapes += [
