@@ -386,6 +386,24 @@ def sum_two_stage_pos_neg(x, out):
     _ts_stage2[(1,)](partials, out, programs, BLOCK=8)
 
 
+# ---- Unseen round of 2026-12-05 (session 24): written from the notebook by a helper who did not read the
+# checker. Right values in the interpreter, which runs the programs in order; on a GPU the atomic adds
+# land in any order, and the bits change from run to run.
+@triton.jit
+def persistent_sum_atomic_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
+    for start in range(tl.program_id(0) * BLOCK_SIZE, n, tl.num_programs(0) * BLOCK_SIZE):
+        offsets = start + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(out_ptr, tl.sum(acc, axis=0))
+
+
+def sum_two_stage_one_stage_of_atomics(x, out):
+    n = x.numel()
+    out.zero_()
+    persistent_sum_atomic_kernel[(min(4, triton.cdiv(n, BLOCK_SIZE)),)](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
+
+
 CORRECT = [
     sum_two_stage,
     sum_two_stage_persistent,
@@ -427,3 +445,4 @@ WRONG = [
 if not runs_on_gpu():  # on a GPU the store past the scratch is an illegal address (the scratch is empty
     # for N < 1024), which ends the process's CUDA context; utils.checker.bounds stops it in the interpreter
     WRONG.append((sum_two_stage_scratch_too_small, "out_of_bounds_access"))
+    WRONG.append((sum_two_stage_one_stage_of_atomics, "atomics_used"))  # counted in the interpreter only

@@ -94,13 +94,17 @@ def judge(exercise: Exercise, cases: list[Case], accesses: dict[str, Accesses]) 
     wrong = [(case, got, want) for case, got, want in sent if got != want]
     if wrong:
         case, got, want = wrong[0]
+        code, asked = (
+            ("atomics_used", "none at all")
+            if want == 0
+            else ("atomics_not_one_per_row", f"one per row is {want:,}")
+        )
         raise ExerciseFailed(
             f"{exercise.id}: every case gave the right values, but the atomics are not the ones the exercise "
             f"asks for: on case '{case.name}' the call's atomics (of every kind: add, exchange, max, "
-            f"...) let {got:,} lanes through, where one per row is {want:,} ({len(wrong)} of "
-            f"{len(cases)} cases so).\n"
-            f"Likely mistake: {exercise.mistakes['atomics_not_one_per_row'].message}",
-            ["atomics_not_one_per_row"],
+            f"...) let {got:,} lanes through, where {asked} ({len(wrong)} of {len(cases)} cases so).\n"
+            f"Likely mistake: {exercise.mistakes[code].message}",
+            [code],
         )
 
 

@@ -84,13 +84,9 @@ _BEYOND_FINITE = {
 }
 
 
-# Three tiles of 4,096 (2,048, ...): a stage 2 over a power-of-two block of slots, or a combine over a
-# program count rounded up, reads a slot no program wrote; all of one sign, so that a 0.0 there wins.
-_THREE_TILES = 10000
-
-
 def _max_cases(large: bool) -> list[Case]:
-    three = extra_cases([(_THREE_TILES, "negative")], seed=975)
+    # 10,000: three tiles of 4,096, all negative: a 0.0 read from a stage 2's fourth, unwritten slot wins
+    three = extra_cases([(10000, "negative")], seed=975)
     return vector_cases(large) + three + extra_cases(_BEYOND_FINITE["max"], seed=970)
 
 
@@ -99,7 +95,7 @@ def _min_cases(large: bool) -> list[Case]:
     is masked, so that a min started at 0.0 shows without a wrong other= showing too; N = 6000 and
     10,000, whose numbers of tiles are not powers of two, so that a stage 2's wrong other= shows)."""
     sizes = [(n, "positive" if n in (2**16, 6000) else kind) for n, kind in vector_sizes(large)]
-    sizes += [(_THREE_TILES, "positive"), *_BEYOND_FINITE["min"]]
+    sizes += [(10000, "positive"), *_BEYOND_FINITE["min"]]
     return [Case(describe(n, k), (values(n, k, seed=100 * i),), (1,)) for i, (n, k) in enumerate(sizes)]
 
 

@@ -121,6 +121,16 @@ SUM_MESSAGES = {
 }
 
 
+# The two-stage sum's text asks for no atomics: counted in the interpreter (utils.checker.races), where
+# programs run one after another and a float atomic add always meets the same order.
+NO_ATOMICS = {
+    "atomics_used": "the exercise asks for no atomics: on a GPU, float atomic adds land in whatever order "
+    "the programs reach them, so the bits of the sum change from run to run (the interpreter runs the "
+    "programs in order, so its results cannot show this). Store each program's partial with tl.store into "
+    "partials[pid], and let stage 2's one program add them in index order.",
+}
+
+
 def _sum_total(id, signature, description, hint, **fields) -> Exercise:
     """A sum over the whole input, with the sums' own battery, predictions and messages."""
     return total(
@@ -157,8 +167,9 @@ EXERCISES = [
             "the same order every run.",
             repeats=5,
         ),
-        mistakes=mistakes({**SUM_MESSAGES, **TWO_STAGE_MESSAGES}, **SUM_WORDS, start="0.0"),
+        mistakes=mistakes({**SUM_MESSAGES, **TWO_STAGE_MESSAGES, **NO_ATOMICS}, **SUM_WORDS, start="0.0"),
         combine_in_triton=True,
+        atomic_lanes=lambda case: 0,
     ),
     replace(
         _sum_total(
