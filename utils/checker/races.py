@@ -95,14 +95,15 @@ def judge(exercise: Exercise, cases: list[Case], accesses: dict[str, Accesses]) 
     if wrong:
         case, got, want = wrong[0]
         code, asked = (
-            ("atomics_used", "none at all")
+            ("atomics_used", "it asks for none")
             if want == 0
             else ("atomics_not_one_per_row", f"one per row is {want:,}")
         )
         raise ExerciseFailed(
             f"{exercise.id}: every case gave the right values, but the atomics are not the ones the exercise "
             f"asks for: on case '{case.name}' the call's atomics (of every kind: add, exchange, max, "
-            f"...) let {got:,} lanes through, where {asked} ({len(wrong)} of {len(cases)} cases so).\n"
+            f"...) let {got:,} lane{'s' if got != 1 else ''} through, where {asked} ({len(wrong)} of "
+            f"{len(cases)} cases so).\n"
             f"Likely mistake: {exercise.mistakes[code].message}",
             [code],
         )
