@@ -559,6 +559,7 @@ def test_a_counter_never_reset_is_said_to_depend_on_the_calls_before():
     with pytest.raises(ExerciseFailed) as excinfo:
         check("softmax_split", fn)
     assert [f.kind for f in excinfo.value.findings if f.kind == "state"] == ["state"], str(excinfo.value)
+    assert excinfo.value.diagnoses == ["varies_between_runs"], str(excinfo.value)
 
 
 @triton.jit

@@ -165,7 +165,8 @@ WRONG = [
     (_dw_db("partials", "no mean"), "xhat_without_mean"),
     (_dw_db("partials", one_block=True), "first_rows_only"),
     (_dw_db("atomics", "float16 sums"), "fp16_accumulation"),
-    (_dw_db("ticket", "ticket never reset"), "wrong_values"),
+    # a case right before the failing ones is wrong when run again after them: its result changes
+    (_dw_db("ticket", "ticket never reset"), "varies_between_runs"),
     (_dw_db("partials", "x with dy strides"), "ignores_strides"),
     (_dw_db("atomics", "scaled first"), "cancels_digits"),
     (_dw_db("atomics", "mean in x's dtype"), "fp16_accumulation"),  # only the float16 cases fail

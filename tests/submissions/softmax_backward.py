@@ -139,6 +139,7 @@ def rows_kernel(
     so_col,
     ROWS: tl.constexpr,
     BLOCK: tl.constexpr,
+    SKIP_ZERO_Y: tl.constexpr = False,
 ):
     # A (ROWS, BLOCK) tile of whole rows, reduced along axis=1
     rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
@@ -150,17 +151,25 @@ def rows_kernel(
     )
     s = tl.sum(dy * y, axis=1)
     dx = y * (dy - s[:, None])
+    if SKIP_ZERO_Y:  # the mistake: "dx is 0 where y is", so those lanes are not stored, and keep dx's old
+        mask = mask & (y != 0.0)
     tl.store(
         dx_ptr + rows[:, None] * so_row + cols[None, :] * so_col, dx.to(dx_ptr.dtype.element_ty), mask=mask
     )
 
 
-def softmax_backward_rows(y, dy, dx):
+def softmax_backward_rows(y, dy, dx, skip_zero_y=False):
     n_rows, n_cols = y.shape
     rows = 4
     grid = (triton.cdiv(n_rows, rows),)
     strides = (*y.stride(), *dy.stride(), *dx.stride())
-    rows_kernel[grid](y, dy, dx, n_rows, n_cols, *strides, ROWS=rows, BLOCK=triton.next_power_of_2(n_cols))
+    block = triton.next_power_of_2(n_cols)
+    rows_kernel[grid](y, dy, dx, n_rows, n_cols, *strides, ROWS=rows, BLOCK=block, SKIP_ZERO_Y=skip_zero_y)
+
+
+def softmax_backward_skips_zero_y(y, dy, dx):
+    """Session 24's unseen round: wrong only where y holds exact zeros (a softmax of spread logits)."""
+    softmax_backward_rows(y, dy, dx, skip_zero_y=True)
 
 
 def softmax_backward_wrong_axis(y, dy, dx):
@@ -192,4 +201,5 @@ WRONG = [
     # the row's dot product divided by n_cols: no prediction names it
     (_row("mean, not sum"), "wrong_values"),
     (_row("input dtype"), "fp16_accumulation"),
+    (softmax_backward_skips_zero_y, "wrong_values"),
 ]

@@ -238,8 +238,9 @@ def _ticket(mistake="", chunk_cols=1024, block=256):
 CORRECT.append(_ticket())
 # The counter never reset: the second call on a shape of the same rows and chunks finds every ticket past
 # K - 1, so no program writes the row. No prediction names it; the report says that a case right before
-# is wrong when run again (utils.checker.second_looks.passed_before).
-WRONG.append((_ticket("counter never reset"), "wrong_values"))
+# is wrong when run again (utils.checker.second_looks.passed_before), so its result changes from one call
+# to the next on the same input.
+WRONG.append((_ticket("counter never reset"), "varies_between_runs"))
 # The ticket taken before the pair is stored: on a GPU the last program can merge a pair not yet written.
 # The interpreter runs each program to its end before the next, so every pair is stored in time: no run
 # shows it, and the checker must not name a mistake it did not see.

@@ -148,6 +148,10 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
             return second_looks.probe_confirms(exercise, rerun, failing, trait)
 
         codes = diagnose(exercise, runs, failing, again, on_gpu, structural, confirms)
+        if codes == ["wrong_values"] and any(f.kind == "state" for f in findings):
+            # a case right before the failing ones and wrong after them, on the same inputs: the result
+            # changes from one call to the next, whatever else explains the values
+            codes = ["varies_between_runs"]
         report = failure_report(exercise, runs, failing, codes, findings)
         if not_run:
             report += (

@@ -51,9 +51,11 @@ _WORDS = dict(
 
 def _y_and_dy(rows: int, cols: int, kind: str, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """(y, dy) in float64: y a softmax of mixed logits (scaled by 8 for "peaked" rows, which come out
-    nearly one-hot), dy of mixed signs, or within 1% of 1 ("dy near 1")."""
+    nearly one-hot, and by 60 for "y with zeros"), dy of mixed signs, or within 1% of 1 ("dy near 1")."""
     logits = values(rows * cols, "mixed", seed).double().view(rows, cols)
-    y = torch.softmax(logits * (8.0 if kind == "peaked" else 1.0), dim=1)
+    # "y with zeros": logits scaled by 60, whose smallest y (down to about e^-120) are 0 in float32
+    scale = {"peaked": 8.0, "y with zeros": 60.0}.get(kind, 1.0)
+    y = torch.softmax(logits * scale, dim=1)
     dy = values(rows * cols, "mixed", seed + 1).double().view(rows, cols)
     if kind == "dy near 1":  # dy - sum(dy * y) is then a small difference, and the sum's rounding shows
         dy = 1 + dy / 100
@@ -92,6 +94,8 @@ def _cases(large: bool) -> list[Case]:
         # y transposed, dy sliced, dx contiguous: one tensor's strides used for another's fail here
         (37, 300, "mixed", f32, "mixed"),
         (12, 40, "dy 0 in every 3rd row", f32, "contiguous"),
+        # dx is 0 wherever y is: a kernel that skips those lanes leaves dx as it was
+        (8, 100, "y with zeros", f32, "contiguous"),
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]

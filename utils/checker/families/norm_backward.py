@@ -120,6 +120,7 @@ def _cases(large: bool) -> list[Case]:
         (12, 200, SAVED_KIND, f32, "contiguous"),  # var near 1e-3: rstd recomputed with 1e-5 is far off
         (5, 1, "mixed", f32, "contiguous"),  # rows of one column: dx is 0
         (4, 257, "zeros in x and dy", f32, "contiguous"),  # one past a chunk of 128 or 256
+        (6, 512, "mixed", f32, "contiguous"),  # a multiple of every chunk up to 512: no partial last one
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
