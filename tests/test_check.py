@@ -584,3 +584,15 @@ def _add_and_mark(x, y, out):
 def test_programs_that_store_one_value_into_one_element_are_not_called_a_race():
     """Only stores that leave different values race: whichever lands last, the element is the same."""
     check("vector_add", _add_and_mark)
+
+
+def test_a_named_mistake_of_the_values_is_not_shadowed_by_the_same_shape_condition():
+    """A case that fails after a passing case of its shape gets the "if your function keeps anything
+    between calls" line only where no mistake of the values explains the failures: an online softmax whose
+    sum loads masked lanes as 0.0 fails on '6x300 values -400 to -200' right after '6x300 values 100 to
+    300', by its values alone."""
+    fn = _submissions("softmax_online")._online("other=0.0")
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("softmax_online", fn)
+    assert excinfo.value.diagnoses == ["masked_lanes_in_sum"], str(excinfo.value)
+    assert not [f for f in excinfo.value.findings if f.kind == "same_shape"], str(excinfo.value)

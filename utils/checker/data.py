@@ -122,6 +122,9 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         "huge negative": lambda: -(u + 1) * 1.5e38,
         "huge positive": lambda: (u + 1) * 1.5e38,
         "-inf first": lambda: torch.where(torch.arange(n) < min(n - 1, 16384), -math.inf, 2 * u - 1),
+        # -inf for the first two thirds, then values near -1000, whose exp underflows even in float64: a
+        # running max set to 0 while it is -inf (a guard written into the max itself) loses every later term
+        "-inf, then near -1000": lambda: torch.where(torch.arange(n) < 2 * n // 3, -math.inf, -1000 - u),
         # The first 1,024 values 100 above the rest: a program whose first tile (of any size up to 1,024)
         # is the high one meets lower tiles after it, where a shift by each tile's own maximum rescales by
         # exp(100), past float32's largest value.

@@ -60,7 +60,7 @@ def after_same_shape(runs: list[Run], failing: list[Run]) -> list[Finding]:
                 "if your function keeps anything between calls by shape (a cached result, maximum, sum, "
                 "grid or buffer), it reaches this case from that one"
             )
-            found.append(Finding("cases", text))
+            found.append(Finding("same_shape", text))
     return found
 
 

@@ -35,9 +35,10 @@ _LOGSUMEXP = dict(
 
 
 def _logsumexp_cases(large: bool) -> list[Case]:
-    # "hot" and "cold" values make exp(x) overflow or underflow in float32 unless the max is subtracted.
+    # "hot" and "cold" values make exp(x) overflow or underflow in float32 unless the max is subtracted;
+    # masked logits are -inf.
     extreme = [(1000, "hot"), (3, "hot"), (5000, "cold"), (2**15 + 9, "hot")]
-    masked = [(1, "all -inf"), (5000, "all -inf"), (50_000, "-inf first")]  # masked logits are -inf
+    masked = [(1, "all -inf"), (5000, "all -inf"), (50_000, "-inf first"), (12288, "-inf, then near -1000")]
     # more than 64 partials at any tile up to 4,096 (257 at 1,024): a combine that reads a fixed few fails;
     # its last 3 values 30, so that a combine that leaves out even the last partial (256 of 257) fails too
     many = values(2**18 + 3, "mixed", seed=750)

@@ -44,7 +44,8 @@ MESSAGES = {
     "(x_ptr + row * stride_row) or from out's (out_ptr + row * out_stride_row).",
     "ignores_strides": "contiguous inputs pass but transposed or sliced views fail: pass x.stride(0) and "
     "x.stride(1) to the kernel and use both in the offsets (a row stride is not n_cols, and the column "
-    "stride is not 1, for every view).",
+    "stride is not 1, for every view); out has strides of its own, and each tensor's offsets take that "
+    "tensor's strides, in every kernel that reads or writes it (a second launch too).",
     "fp16_accumulation": "only float16 cases fail, and each passes when run again on values whose sums "
     "float16 holds exactly: the arithmetic went through float16, the row's sum of exponentials (which "
     "stops growing at 2048 for values near 1, loses digits long before, and overflows past 65,504) or "

@@ -106,8 +106,8 @@ def _split_reference(x: torch.Tensor, CHUNK: int | None = None) -> torch.Tensor:
 
 def _split_cases(large: bool) -> list[Case]:
     """The online softmax's battery (few long rows whose maxima move along the row among them), rows cut
-    into 12 chunks of 512 columns by the call's CHUNK=512, and rows that start with a run of -inf longer
-    than most chunks, then values."""
+    into 12 chunks of 512 columns by the call's CHUNK=512, rows that start with a run of -inf longer
+    than most chunks, then values, a row of 18 chunks, and a step inside a chunk's second tile."""
     cases = _online_cases(large)  # among them rows of 20,001 columns whose maxima move
     # called with CHUNK=512, below the default tile of 1,024 columns and cutting each row into 12 chunks
     # (more than 8 pairs)
@@ -117,6 +117,14 @@ def _split_cases(large: bool) -> list[Case]:
     x[:, :5000] = NEG_INF
     name = "3x9000 float32 -inf for 5000 columns, then values, contiguous"
     cases.append(Case(name, (x,), (3, 9000), traits=frozenset({"neg_inf_run", "starts_neg_inf"})))
+    # 18 chunks of 4,096 (more than 16 pairs to merge), and a step of 100 inside a chunk's second tile of
+    # 1,024 (a chunk's sum taken against its first tile's maximum overflows there)
+    cases.append(
+        Case("1x70000 float32 mixed, contiguous", (values(70000, "mixed", 897).view(1, 70000),), (1, 70000))
+    )
+    x = values(3 * 5000, "mixed", 898).view(3, 5000)
+    x[:, 1100:] += 100.0
+    cases.append(Case("3x5000 float32 a step of 100 at column 1100, contiguous", (x,), (3, 5000)))
     return cases
 
 
