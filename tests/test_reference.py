@@ -155,6 +155,27 @@ def test_a_run_keeps_outputs_and_keeps_a_failure_apart(tmp_path):
     assert (tmp_path / "out" / "99_probe.ipynb").is_file(), "a failed run must not replace the good one"
 
 
+def test_a_run_past_its_deadline_hands_back_the_outputs_so_far(tmp_path):
+    """A machine lent for a fixed time: the cell running at the deadline is interrupted, and the notebook is
+    written as failed with the cells before it."""
+    import time
+
+    notebook = tmp_path / "src" / "99_slow.ipynb"
+    notebook.parent.mkdir()
+    cells = [v4.new_code_cell("print('before')"), v4.new_code_cell("import time; time.sleep(60)")]
+    nb = v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, notebook)
+    start = time.perf_counter()
+    written, seconds, error = reference.run_notebook(
+        notebook, tmp_path / "out", {"gpu": "test"}, deadline=start + 8
+    )
+    assert error is not None and written.name == "99_slow.FAILED.ipynb", error
+    assert seconds < 40, f"the sleeping cell was not interrupted at the deadline ({seconds:.0f} s)"
+    done = nbformat.read(written, as_version=4)
+    assert done.cells[0].outputs[0]["text"] == "before\n"
+
+
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name)
 def test_the_reference_copy_does_not_link_to_itself(solution):
     """The learner's "No GPU?" link is relative to notebooks/; in reference/h200/ it would lead nowhere,

@@ -4,6 +4,7 @@ Learners without a GPU read what the cells print on a real one in `reference/<gp
 (GitHub and nbviewer render it as it is). On a CUDA machine,
 
     ./course.sh reference            # or: python -m utils.reference [NN_topic.ipynb ...] [--out DIR]
+                                     #     [--deadline SECONDS]
 
 runs each notebook of `solutions/` with nbclient (a fresh kernel per notebook, in `solutions/`, as a
 learner's Run All would) and writes it, outputs included, to `reference/<gpu>/` (for example
@@ -97,19 +98,29 @@ def record_sources(nb) -> None:
             cell.metadata[SOURCE_DIGEST] = source_digest(cell.source)
 
 
-def run_notebook(solution: Path, out_dir: Path, run_info: dict[str, str]) -> tuple[Path, float, str | None]:
+def run_notebook(
+    solution: Path, out_dir: Path, run_info: dict[str, str], deadline: float | None = None
+) -> tuple[Path, float, str | None]:
     """Execute `solution` in a fresh kernel in its own folder; write it to `out_dir` with its outputs.
 
     Returns (written path, seconds, error or None). On an error the notebook, executed up to the failing
-    cell, is written as NN_topic.FAILED.ipynb so that the good reference beside it stays.
+    cell, is written as NN_topic.FAILED.ipynb so that the good reference beside it stays. `deadline`, a
+    time.perf_counter() value: the cell running then is interrupted (an error, as above), so that a
+    machine lent for a fixed time still hands back the outputs so far.
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
+    def cell_timeout(cell) -> int:
+        if deadline is None:
+            return CELL_TIMEOUT_S
+        return max(1, min(CELL_TIMEOUT_S, int(deadline - time.perf_counter())))
+
     nb = nbformat.read(solution, as_version=4)
     client = NotebookClient(
         nb,
-        timeout=CELL_TIMEOUT_S,
+        timeout_func=cell_timeout,
+        interrupt_on_timeout=True,  # the cell ends with an error, and the notebook is written as failed
         kernel_name="python3",
         resources={"metadata": {"path": str(solution.parent)}},
     )
@@ -139,7 +150,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m utils.reference", description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", help="solution notebooks to run (default: all of solutions/)")
     parser.add_argument("--out", type=Path, help="folder to write to (default: reference/<gpu>/)")
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        metavar="SECONDS",
+        help="stop after this many seconds: the cell running then is interrupted and its notebook written "
+        "as NN_topic.FAILED.ipynb with the outputs so far; notebooks not started are not run",
+    )
     args = parser.parse_args(argv)
+    deadline = None if args.deadline is None else time.perf_counter() + args.deadline
 
     import torch
 
@@ -164,7 +183,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     failed = 0
     for solution in solutions:
-        target, seconds, error = run_notebook(solution, out_dir, run_info)
+        if deadline is not None and time.perf_counter() >= deadline:
+            print(f"  {solution.name}: not run, past the deadline")
+            failed += 1
+            continue
+        target, seconds, error = run_notebook(solution, out_dir, run_info, deadline)
         status = "ok" if error is None else f"FAILED: {error}"
         print(f"  {solution.name}: {seconds:.0f} s, {status} -> {target}")
         failed += error is not None
