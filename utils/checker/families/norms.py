@@ -129,6 +129,10 @@ def _norm_cases(large: bool) -> list[Case]:
         (2, 20000, "mixed", f32, "contiguous"),
         # float16 x into a float32 out: the result is stored in out's dtype, not rounded to x's first
         (16, 100, "mixed, out float32", f16, "contiguous"),
+        # narrow rows of mean 3000 (a shift or a count fitted to wide rows cancels there), and a transposed
+        # row wider than 4,096 (a path for wide rows that takes the column stride as 1)
+        (8, 5, "mean 3000", f32, "contiguous"),
+        (3, 5000, "mixed", f32, "transposed"),
     ]
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
