@@ -94,6 +94,8 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         ),
         "zeros": lambda: torch.zeros(n, dtype=torch.float64),
         "inf": lambda: torch.where(torch.arange(n) == n // 3, math.inf, 2 * u - 1),  # its sum is inf
+        # +inf as the last element: in the last, partial tile of most tilings, beside masked lanes of -inf
+        "inf last": lambda: torch.where(torch.arange(n) == n - 1, math.inf, 2 * u - 1),
         # +inf a third of the way in, -inf at two thirds: x * (x > 0) makes NaN of -inf, a ReLU 0.0
         "signed infinities": lambda: torch.where(
             torch.arange(n) == n // 3,

@@ -109,7 +109,7 @@ def _max_single_tile_cases(large: bool) -> list[Case]:
 def _argmax_cases(large: bool) -> list[Case]:
     """The vector cases, plus ties (the lowest index must win: among random ties, among one per stretch of
     4,096 with the first in the latest lane, and in one lane of many tiles) and NaNs (the first NaN must
-    win)."""
+    win; infinities without a NaN, +inf beside -inf, sum to NaN: a NaN test by a sum fails there)."""
     ties = [
         (5, "ones"),
         (1000, "ties"),
@@ -124,7 +124,7 @@ def _argmax_cases(large: bool) -> list[Case]:
         (5000, "signed zeros"),
     ]
     nans = [(1, "nan"), (7, "nan"), (5000, "nan"), (2**15 + 7, "nan"), (2**15 + 13, "three nans")]
-    nans += [(5000, "negative nan"), (5000, "inf before nan")]
+    nans += [(5000, "negative nan"), (5000, "inf before nan"), (5000, "inf last"), (7, "signed infinities")]
     if large:  # a turn of a persistent grid of 8 programs an SM over tiles of 4,096 (a GPU's)
         ties += [
             (2**22 + 9, "ties"),
