@@ -8,7 +8,15 @@ import triton.language as tl
 
 @triton.jit
 def row_block_sum_kernel(
-    x_ptr, out_ptr, n_rows, n_cols, stride_row, stride_col, BLOCK_ROWS: tl.constexpr, BLOCK_SIZE: tl.constexpr
+    x_ptr,
+    out_ptr,
+    n_rows,
+    n_cols,
+    stride_row,
+    stride_col,
+    BLOCK_ROWS: tl.constexpr,
+    BLOCK_SIZE: tl.constexpr,
+    UNMASKED: tl.constexpr = False,  # True: a wrong submission's (row_sum_rows_even_columns_unmasked)
 ):
     # Notebook 05, exercise 3: a 2-D tile masked in both directions, reduced along axis=1.
     rows = tl.program_id(0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
@@ -16,12 +24,16 @@ def row_block_sum_kernel(
     for col_offset in range(0, n_cols, BLOCK_SIZE):
         cols = col_offset + tl.arange(0, BLOCK_SIZE)
         mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
-        tile = tl.load(x_ptr + rows[:, None] * stride_row + cols[None, :] * stride_col, mask=mask, other=0.0)
+        ptrs = x_ptr + rows[:, None] * stride_row + cols[None, :] * stride_col
+        tile = tl.load(ptrs) if UNMASKED else tl.load(ptrs, mask=mask, other=0.0)
         acc += tile.to(tl.float32)
-    tl.store(out_ptr + rows, tl.sum(acc, axis=1), mask=rows < n_rows)
+    if UNMASKED:
+        tl.store(out_ptr + rows, tl.sum(acc, axis=1))
+    else:
+        tl.store(out_ptr + rows, tl.sum(acc, axis=1), mask=rows < n_rows)
 
 
-def row_sum_rows(x, out, BLOCK_ROWS=None, BLOCK_SIZE=None, num_warps=4):
+def row_sum_rows(x, out, BLOCK_ROWS=None, BLOCK_SIZE=None, num_warps=4, unmasked=lambda n_cols, block: False):
     BLOCK_ROWS = BLOCK_ROWS or 4
     BLOCK_SIZE = BLOCK_SIZE or 256
     n_rows, n_cols = x.shape
@@ -34,6 +46,7 @@ def row_sum_rows(x, out, BLOCK_ROWS=None, BLOCK_SIZE=None, num_warps=4):
         x.stride(1),
         BLOCK_ROWS=BLOCK_ROWS,
         BLOCK_SIZE=BLOCK_SIZE,
+        UNMASKED=unmasked(n_cols, BLOCK_SIZE),
         num_warps=num_warps,
     )
 
@@ -239,51 +252,12 @@ def row_sum_rows_no_col_mask(x, out, **tile):
     _launch(row_block_sum_kernel_no_col_mask, x, out)
 
 
-# ---- Unseen round of 2026-12-05 (session 24), as in row_sum.py: wrong where the tile divides the row and
-# the rows (9) are not a multiple of BLOCK_ROWS.
-@triton.jit
-def row_block_sum_kernel_even(
-    x_ptr,
-    out_ptr,
-    n_rows,
-    n_cols,
-    stride_row,
-    stride_col,
-    BLOCK_ROWS: tl.constexpr,
-    BLOCK_SIZE: tl.constexpr,
-    EVEN: tl.constexpr,
-):
-    rows = tl.program_id(0) * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
-    acc = tl.zeros((BLOCK_ROWS, BLOCK_SIZE), dtype=tl.float32)
-    for start in range(0, n_cols, BLOCK_SIZE):
-        cols = start + tl.arange(0, BLOCK_SIZE)
-        ptrs = x_ptr + rows[:, None] * stride_row + cols[None, :] * stride_col
-        if EVEN:  # BUG: the columns divide, so no mask at all, the rows' one dropped with the columns'
-            tile = tl.load(ptrs)
-        else:
-            tile = tl.load(ptrs, mask=(rows[:, None] < n_rows) & (cols[None, :] < n_cols), other=0.0)
-        acc += tile.to(tl.float32)
-    if EVEN:
-        tl.store(out_ptr + rows, tl.sum(acc, axis=1))
-    else:
-        tl.store(out_ptr + rows, tl.sum(acc, axis=1), mask=rows < n_rows)
-
-
+# ---- Unseen round of 2026-12-05 (session 24): written from the notebook by a helper who did not read the
+# checker. Where the tile divides the row, no mask at all: the rows' mask goes with the columns', and the
+# rows (9) are not a multiple of BLOCK_ROWS.
 def row_sum_rows_even_columns_unmasked(x, out, BLOCK_ROWS=None, BLOCK_SIZE=None, num_warps=4):
-    BLOCK_ROWS = BLOCK_ROWS or 4
-    BLOCK_SIZE = BLOCK_SIZE or 256
-    n_rows, n_cols = x.shape
-    row_block_sum_kernel_even[(triton.cdiv(n_rows, BLOCK_ROWS),)](
-        x,
-        out,
-        n_rows,
-        n_cols,
-        x.stride(0),
-        x.stride(1),
-        BLOCK_ROWS=BLOCK_ROWS,
-        BLOCK_SIZE=BLOCK_SIZE,
-        EVEN=n_cols % BLOCK_SIZE == 0,
-        num_warps=num_warps,
+    row_sum_rows(
+        x, out, BLOCK_ROWS, BLOCK_SIZE, num_warps, unmasked=lambda n_cols, block: n_cols % block == 0
     )
 
 
