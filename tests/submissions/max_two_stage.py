@@ -76,7 +76,13 @@ def max_atomic(x, out):
 
 
 @triton.jit
-def partial_max_kernel_persistent(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+def partial_max_kernel_persistent(
+    x_ptr,
+    partials_ptr,
+    n_elements,
+    BLOCK_SIZE: tl.constexpr,
+    STORE_IF_SEEN: tl.constexpr = False,  # True: max_two_stage_store_if_seen's store, below
+):
     # A fixed grid; program pid takes the tiles pid, pid + num_programs, ... with a running maximum.
     pid = tl.program_id(axis=0)
     running = tl.full((BLOCK_SIZE,), float("-inf"), dtype=tl.float32)
@@ -84,7 +90,13 @@ def partial_max_kernel_persistent(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: t
         offsets = start + tl.arange(0, BLOCK_SIZE)
         x = tl.load(x_ptr + offsets, mask=offsets < n_elements)
         running = tl.maximum(running, tl.where(offsets < n_elements, x, float("-inf")))
-    tl.store(partials_ptr + pid, tl.max(running, axis=0))
+    result = tl.max(running, axis=0)
+    if STORE_IF_SEEN:
+        # Right too: the host fills the partials with -inf, so a program whose maximum is -inf need not
+        # store it; a launch of several programs may then store nothing at all (an x of -inf).
+        tl.store(partials_ptr + pid, result, mask=result > float("-inf"))
+    else:
+        tl.store(partials_ptr + pid, result)
 
 
 def max_two_stage_persistent(x, out):
@@ -306,26 +318,12 @@ def max_two_stage_zero_slots(x, out):
     wmax_final_kernel[(1,)](partials, out, W3_PROGRAMS, B=W3_PROGRAMS)
 
 
-# ---- Unseen round of 2026-12-05 (session 24), as above.
-@triton.jit
-def partial_max_kernel_store_if_seen(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    # Right: the host fills the partials with -inf, so a program whose maximum is -inf need not store it;
-    # a launch of several programs may then store nothing at all (an x of -inf).
-    running = tl.full((BLOCK_SIZE,), float("-inf"), tl.float32)
-    for start in range(tl.program_id(0) * BLOCK_SIZE, n_elements, tl.num_programs(0) * BLOCK_SIZE):
-        offsets = start + tl.arange(0, BLOCK_SIZE)
-        running = tl.maximum(
-            running, tl.load(x_ptr + offsets, mask=offsets < n_elements, other=float("-inf"))
-        )
-    result = tl.max(running, axis=0)
-    tl.store(partials_ptr + tl.program_id(0), result, mask=result > float("-inf"))
-
-
+# ---- Unseen round of 2026-12-05 (session 24), as above (a right one whose stores may all be masked off).
 def max_two_stage_store_if_seen(x, out):
     n = x.numel()
     programs = min(3, triton.cdiv(n, BLOCK_SIZE))
     partials = torch.full((programs,), float("-inf"), dtype=torch.float32, device=x.device)
-    partial_max_kernel_store_if_seen[(programs,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
+    partial_max_kernel_persistent[(programs,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE, STORE_IF_SEEN=True)
     max_partials_kernel[(1,)](partials, out, programs, BLOCK_SIZE=PARTIALS_BLOCK)
 
 

@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 from utils.exported.nb02_sum_atomics import PROGRAMS as PROGRAMS02
+from utils.exported.nb02_sum_atomics import sum_persistent
 from utils.setup import runs_on_gpu
 
 BLOCK_SIZE = 1024  # elements per stage-1 program
@@ -389,19 +390,8 @@ def sum_two_stage_pos_neg(x, out):
 # ---- Unseen round of 2026-12-05 (session 24): written from the notebook by a helper who did not read the
 # checker. Right values in the interpreter, which runs the programs in order; on a GPU the atomic adds
 # land in any order, and the bits change from run to run.
-@triton.jit
-def persistent_sum_atomic_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
-    acc = tl.zeros((BLOCK_SIZE,), dtype=tl.float32)
-    for start in range(tl.program_id(0) * BLOCK_SIZE, n, tl.num_programs(0) * BLOCK_SIZE):
-        offsets = start + tl.arange(0, BLOCK_SIZE)
-        acc += tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
-    tl.atomic_add(out_ptr, tl.sum(acc, axis=0))
-
-
 def sum_two_stage_one_stage_of_atomics(x, out):
-    n = x.numel()
-    out.zero_()
-    persistent_sum_atomic_kernel[(min(4, triton.cdiv(n, BLOCK_SIZE)),)](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
+    sum_persistent(x, out, programs=4, BLOCK_SIZE=BLOCK_SIZE, num_warps=4)  # notebook 02's atomic sum
 
 
 CORRECT = [
