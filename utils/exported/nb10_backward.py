@@ -26,7 +26,6 @@ import triton.language as tl
 from utils.bench import NO_GPU_NOTE, compiled_for_one_shape, dtype_name, gbps, print_table, versions
 from utils.check import check
 from utils.diagrams import lane_diagram, row_tile_diagram
-from utils.exported.nb08_softmax import leave_barrier, wait_for_siblings  # notebook 08's row barrier
 from utils.launches import launches_of
 from utils.occupancy import programs_resident
 from utils.verdicts import LEVEL_BAND, goal_line, run_variation, standing
@@ -507,6 +506,81 @@ def norm_backward(
 
 # --- cell 'split-kernel'
 @triton.jit
+def load_tile(
+    x_ptr,
+    dy_ptr,
+    mean_ptr,
+    rstd_ptr,
+    tile,
+    cols,
+    in_row,
+    n_rows,
+    x_row_stride,
+    dy_row_stride,
+    LAYER: tl.constexpr,
+    ACC: tl.constexpr,
+    BLOCK_ROWS: tl.constexpr,
+):
+    # a program's part of a tile of rows: x and dy as stored (converted where used, so that a 16-bit tile
+    # carried over to the next step of the loop takes half the registers), the rows' statistics, the mask;
+    # a tile past the last has every row masked
+    rows = tile * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
+    mask = (rows[:, None] < n_rows) & in_row[None, :]
+    x = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0)
+    dy = tl.load(dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0)
+    rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
+    mean = tl.zeros((BLOCK_ROWS,), ACC)  # RMSNorm's: not read
+    if LAYER:
+        mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
+    return x, dy, mean, rstd, mask
+
+
+@triton.jit
+def publish_sums(
+    sums_ptr,
+    counter_ptr,
+    tile,
+    part,
+    x,
+    dy,
+    w,
+    mean,
+    rstd,
+    mask,
+    LAYER: tl.constexpr,
+    K_POW2: tl.constexpr,
+    ACC: tl.constexpr,
+    BLOCK_ROWS: tl.constexpr,
+):
+    # this part's two sums of each row of the tile, for the other K - 1: sums[tile][which sum][part][row];
+    # then this program counts itself in on the tile's counter, without waiting: release publishes the stores
+    # (every thread's: the block barrier first) to whoever acquires the count
+    g = dy.to(ACC) * w[None, :]
+    xhat = normalised(x.to(ACC), mean, rstd, mask, LAYER)
+    r = tl.arange(0, BLOCK_ROWS)
+    tile_sums = sums_ptr + tile * 2 * K_POW2 * BLOCK_ROWS
+    tl.store(tile_sums + part * BLOCK_ROWS + r, tl.sum(g * xhat, axis=1))
+    if LAYER:
+        tl.store(tile_sums + (K_POW2 + part) * BLOCK_ROWS + r, tl.sum(g, axis=1))
+    tl.debug_barrier()
+    tl.atomic_add(counter_ptr + tile, 1, sem="release")
+
+
+@triton.jit
+def wait_for_parts(counter_ptr, stuck, K: tl.constexpr, SPIN_LIMIT: tl.constexpr):
+    # until K programs have counted themselves in on the counter; acquire makes every store counted before
+    # it visible to the reads after the wait. Bounded: a program that gave up once (stuck) waits no more, so
+    # a launch whose parts are not all resident ends, in the flag, not in a hang
+    arrived = tl.atomic_add(counter_ptr, 0, sem="acquire")
+    tries = 0
+    while (arrived < K) & (tries < SPIN_LIMIT) & (stuck == 0):
+        arrived = tl.atomic_add(counter_ptr, 0, sem="acquire")
+        tries += 1
+    tl.debug_barrier()  # no thread reads before the wait is over
+    return tl.maximum(stuck, (arrived < K).to(tl.int32))
+
+
+@triton.jit
 def norm_backward_split_kernel(
     x_ptr,
     w_ptr,
@@ -532,48 +606,93 @@ def norm_backward_split_kernel(
     SPIN_LIMIT: tl.constexpr,
 ):
     # A persistent grid of groups of K programs, every one resident at once (the host sizes it so): program
-    # pid holds part pid % K of the columns, CHUNK of them, of every tile its group walks
+    # pid holds part pid % K of the columns, CHUNK of them, of every tile its group walks. Pipelined: before
+    # it waits for the K parts of a tile's sums, a program loads the next tile and publishes its own part of
+    # the next tile's sums, so that the wait and the load overlap; the tile in hand stays in registers
     pid, programs = tl.program_id(0), tl.num_programs(0)
     part, group, groups = pid % K, pid // K, programs // K
+    tiles = tl.cdiv(n_rows, BLOCK_ROWS)
     cols = part * CHUNK + tl.arange(0, CHUNK)
     in_row = cols < n_cols
     w = tl.load(w_ptr + cols, mask=in_row, other=0.0).to(ACC)
     dw_sums = tl.zeros((BLOCK_ROWS, CHUNK), ACC)
     db_sums = tl.zeros((BLOCK_ROWS, CHUNK), ACC)
     r, k = tl.arange(0, BLOCK_ROWS), tl.arange(0, K_POW2)
+    each = k[:, None] * BLOCK_ROWS + r[None, :]
+    parts = (k[:, None] < K) & (r[None, :] < BLOCK_ROWS)
     stuck = 0
-    for tile in range(group, tl.cdiv(n_rows, BLOCK_ROWS), groups):
-        rows = tile * BLOCK_ROWS + r
-        mask = (rows[:, None] < n_rows) & in_row[None, :]
-        x = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
-        dy = tl.load(dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
-        rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
-        mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC) if LAYER else 0.0
-        xhat = normalised(x, mean, rstd, mask, LAYER)
-        g = dy * w[None, :]
-        # this part's two sums of each row, for the other K - 1: sums[tile][which sum][part][row]
+    tile = group  # the host launches no more groups than tiles
+    x, dy, mean, rstd, mask = load_tile(
+        x_ptr,
+        dy_ptr,
+        mean_ptr,
+        rstd_ptr,
+        tile,
+        cols,
+        in_row,
+        n_rows,
+        x_row_stride,
+        dy_row_stride,
+        LAYER,
+        ACC,
+        BLOCK_ROWS,
+    )
+    publish_sums(
+        sums_ptr, counter_ptr, tile, part, x, dy, w, mean, rstd, mask, LAYER, K_POW2, ACC, BLOCK_ROWS
+    )
+    for next_tile in range(group + groups, tiles + groups, groups):  # the last step has no next tile
+        x_next, dy_next, mean_next, rstd_next, mask_next = load_tile(
+            x_ptr,
+            dy_ptr,
+            mean_ptr,
+            rstd_ptr,
+            next_tile,
+            cols,
+            in_row,
+            n_rows,
+            x_row_stride,
+            dy_row_stride,
+            LAYER,
+            ACC,
+            BLOCK_ROWS,
+        )
+        if next_tile < tiles:
+            publish_sums(
+                sums_ptr,
+                counter_ptr,
+                next_tile,
+                part,
+                x_next,
+                dy_next,
+                w,
+                mean_next,
+                rstd_next,
+                mask_next,
+                LAYER,
+                K_POW2,
+                ACC,
+                BLOCK_ROWS,
+            )
+        # the tile in hand: the K parts of its sums, added in part order (the same sum whichever program
+        # arrived first), then its dx and its share of the partial rows
+        stuck = wait_for_parts(counter_ptr + tile, stuck, K, SPIN_LIMIT)
         tile_sums = sums_ptr + tile * 2 * K_POW2 * BLOCK_ROWS
-        tl.store(tile_sums + part * BLOCK_ROWS + r, tl.sum(g * xhat, axis=1))
-        if LAYER:
-            tl.store(tile_sums + (K_POW2 + part) * BLOCK_ROWS + r, tl.sum(g, axis=1))
-        # 08's barrier: every part's sums are in memory and visible once the K have arrived
-        stuck = tl.maximum(stuck, wait_for_siblings(counter_ptr + tile, K, SPIN_LIMIT))
-        each = k[:, None] * BLOCK_ROWS + r[None, :]
-        parts = (k[:, None] < K) & (r[None, :] < BLOCK_ROWS)
-        # the K parts added in part order: the same sum whichever program arrived first
         sum_g_xhat = tl.sum(tl.load(tile_sums + each, mask=parts, other=0.0, volatile=True), axis=0)
+        xhat = normalised(x.to(ACC), mean, rstd, mask, LAYER)
+        g = dy.to(ACC) * w[None, :]
         dx = g - xhat * (sum_g_xhat / n_cols)[:, None]
         if LAYER:
             sum_g = tl.sum(
                 tl.load(tile_sums + K_POW2 * BLOCK_ROWS + each, mask=parts, other=0.0, volatile=True), axis=0
             )
             dx -= (sum_g / n_cols)[:, None]
-        leave_barrier(counter_ptr + tile, K)  # the sums are read
+        rows = tile * BLOCK_ROWS + r
         dx_offsets = rows[:, None] * dx_row_stride + cols[None, :]
         tl.store(dx_ptr + dx_offsets, (dx * rstd[:, None]).to(dx_ptr.dtype.element_ty), mask=mask)
-        dw_sums += dy * xhat
+        dw_sums += dy.to(ACC) * xhat
         if LAYER:
-            db_sums += dy
+            db_sums += dy.to(ACC)
+        x, dy, mean, rstd, mask, tile = x_next, dy_next, mean_next, rstd_next, mask_next, next_tile
     tl.atomic_max(stuck_ptr, stuck)  # 1 if this program gave up waiting on any tile
     # the group's partial rows, dW's `groups` rows then db's, for sum_partials
     tl.store(partial_ptr + group * n_cols + cols, tl.sum(dw_sums, axis=0), mask=in_row)
@@ -587,8 +706,8 @@ class NotResident(RuntimeError):
     forever."""
 
 
-# the sums, the counters (each back at 0 after a call) and the flag, kept per shape, K and tile; and the
-# groups of a launch, counted on its first call
+# the sums, the counters (zeroed before each call) and the flag, kept per shape, K and tile; and the groups
+# of a launch, counted on its first call
 SPLIT_STATE, SPLIT_GROUPS = {}, {}
 
 
@@ -606,6 +725,7 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
             torch.zeros(1, device=x.device, dtype=torch.int32),
         )
     sums, counter, stuck = SPLIT_STATE[state_key]
+    counter.zero_()  # every tile's count starts at 0: one more launch (a memset), a few microseconds
     dx, dw = torch.empty_like(x) if dx is None else dx, torch.empty_like(w)
     db = torch.empty_like(w) if layer else dw
     # the second sums stands in for partial (the same dtype) until the groups, and so its size, are known
@@ -650,6 +770,18 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
         )
     sum_partials(partial, dw, db if layer else None)
     return (dx, dw, db) if layer else (dx, dw)
+
+
+# The split configurations section 10's tuning tries from 8,192 columns, and this section's last cell times
+# (rows a tile, warps, programs an SM, K): the four fastest of an experiment with this kernel's algorithm on
+# an H100 at 16,384 columns (LayerNorm, float16), each within 5% of the best there; the tuning picks among
+# them on the GPU at hand
+SPLIT_CONFIGS = [
+    BackwardConfig(1, 4, 4, split=8),
+    BackwardConfig(2, 4, 4, split=16),
+    BackwardConfig(2, 4, 2, split=8),
+    BackwardConfig(1, 8, 2, split=4),
+]
 
 
 # --- cell 'two-passes-kernel'
@@ -844,8 +976,8 @@ def softmax_configs(n_cols, element_size):
 def norm_configs(n_cols, element_size):
     # the rule's config and its neighbours: 1, 2 or 4 programs per SM, loads pipelined or not, a tile half
     # as tall on half the warps (a tile of one row stays one row: only its warps halve); for rows of 8,192
-    # columns or more, w reloaded from cache, each row split over 4 or 8 programs of 4 warps (2 or 4 an SM),
-    # and two passes with the rule's tile on half its warps and on its warps, loads pipelined or not
+    # columns or more, w reloaded from cache, each row split over K programs (section 9's SPLIT_CONFIGS), and
+    # two passes with the rule's tile on half its warps and on its warps, loads pipelined or not
     rule = backward_rule(n_cols, element_size)
     tiles = {(rule.rows, rule.warps), (max(1, rule.rows // 2), max(1, rule.warps // 2))}
     reload = (False, True) if n_cols >= 8192 else (False,)
@@ -856,9 +988,7 @@ def norm_configs(n_cols, element_size):
         for stages in (1, 3)
         for reload_w in reload
     ]
-    split = (
-        [BackwardConfig(1, 4, per_sm, split=k) for k in (4, 8) for per_sm in (2, 4)] if n_cols >= 8192 else []
-    )
+    split = SPLIT_CONFIGS if n_cols >= 8192 else []
     two_passes = [
         rule._replace(warps=warps, stages=stages, two_passes=True)
         for warps in sorted({max(1, rule.warps // 2), rule.warps})
