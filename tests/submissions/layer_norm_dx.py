@@ -42,6 +42,8 @@ def dx_rows_kernel(
     if MISTAKE == "rstd recomputed":  # from x, with notebook 09's eps, the saved rstd ignored
         centred = tl.where(mask, x - mean[:, None], 0.0)
         rstd = 1.0 / tl.sqrt(tl.sum(centred * centred, axis=1) / n_cols + 1e-5)
+    if MISTAKE == "rstd capped":  # "for stability", at the largest rstd notebook 09's eps gives
+        rstd = tl.minimum(rstd, 316.22776)
     xhat = tl.where(mask, (x - mean[:, None].to(x.dtype)) * rstd[:, None].to(x.dtype), 0.0)
     if MISTAKE == "scaled first":  # x * rstd - mean * rstd: two large, nearly equal terms where the mean is
         xhat = tl.where(mask, x * rstd[:, None] - mean[:, None] * rstd[:, None], 0.0)
@@ -170,6 +172,8 @@ WRONG = [
     # float16 all the way: only the float16 cases fail, one of them sliced: the sums, not the strides
     (_rows("float16 sums"), "fp16_accumulation"),
     (_rows("scaled first"), "cancels_digits"),  # only the rows of mean 3,000 fail
-    (_rows("rstd recomputed"), "rstd_recomputed"),  # only the case saved with eps = 1e-3 fails
+    (_rows("rstd recomputed"), "rstd_recomputed"),  # only the cases saved with another eps fail
+    # only the case saved with eps = 1e-7 fails, its rstd near 3,000: no named mistake has that effect
+    (_rows("rstd capped"), "wrong_values"),
     (layer_norm_dx_into_a_copy, "strided_out_not_written"),
 ]

@@ -45,8 +45,8 @@ MESSAGES = {
     "missing_row_offset": "rows landed in the wrong place: every row of dx holds row 0's gradient, or only "
     "dx's first row was written. The row is missing from an input's offset or from dx's.",
     "rstd_recomputed": "dx is what an rstd computed again from x with notebook 09's eps, 1e-5, gives, not "
-    "the rstd passed in: this case's forward saved its statistics with eps = 1e-3, as a norm built with "
-    "another eps does. Use the saved rstd as it is given: a backward cannot know the forward's eps.",
+    "the rstd passed in: the cases that show it come from forwards built with another eps (1e-3, 1e-7), "
+    "which save another rstd. Use the saved rstd as it is given: a backward cannot know the forward's eps.",
     "cancels_digits": "only the rows with a mean of 3,000 fail, and the same rows shifted to a mean near 0 "
     "pass: x̂ lost digits where x and the mean are large and nearly equal. Subtract the mean first, then "
     "scale: x̂ = (x - mean) * rstd. Scaling first (x * rstd - mean * rstd), or splitting a mean the same "
@@ -63,10 +63,18 @@ MESSAGES = {
 _WORDS = dict(identity="other=0.0 for x, dy and w", reset="nothing: dx is stored", out="dx")
 
 
-# One case's statistics were saved by a forward built with another eps than notebook 09's (nn.LayerNorm(n,
-# eps=1e-3) is one): a backward that ignores the rstd it is given and computes it again shows there.
+# Two cases' statistics come from forwards with another eps than 09's (nn.LayerNorm(n, eps=1e-3) is one): an
+# rstd computed again shows there. The second's rows vary by about 3e-9 beside eps 1e-7: its rstd is about
+# 3,000, above 1/sqrt(1e-5), where an rstd capped at the largest that notebook 09's eps gives shows.
 SAVED_EPS = 1e-3
 SAVED_KIND = "saved with eps 1e-3"
+TINY_EPS_KIND = "saved with eps 1e-7, rstd near 3,000"
+OTHER_EPS = {SAVED_KIND: (0.03, SAVED_EPS), TINY_EPS_KIND: (1e-4, 1e-7)}  # kind: (x's scale, the eps saved)
+
+
+def saved_eps(traits) -> float:
+    """The eps a case's statistics were saved with: OTHER_EPS's for its kinds, notebook 09's otherwise."""
+    return next((OTHER_EPS[trait][1] for trait in traits if trait in OTHER_EPS), EPS)
 
 
 def saved_statistics(x: torch.Tensor, eps: float = EPS) -> tuple[torch.Tensor, torch.Tensor]:
@@ -78,29 +86,26 @@ def saved_statistics(x: torch.Tensor, eps: float = EPS) -> tuple[torch.Tensor, t
 
 def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, ...]:
     """(x, w, dy, mean, rstd): x of mixed values (shifted by 3,000 for "mean 3000", scaled by 10^-3 for
-    "small", where eps outweighs the variance, and by 0.03 for SAVED_KIND, whose statistics are saved with
-    SAVED_EPS), w around 1, dy of mixed signs; x and dy rounded to `dtype`, mean and rstd of the rounded x
-    in float32."""
+    "small", where eps outweighs the variance, and as OTHER_EPS says for its kinds, whose statistics are
+    saved with its eps), w around 1, dy of mixed signs; x and dy rounded to `dtype`, mean and rstd of the
+    rounded x in float32."""
     x = values(rows * cols, "mixed", seed).double().view(rows, cols)
-    x = x + 3000.0 if kind == "mean 3000" else x * {"small": 1e-3, SAVED_KIND: 0.03}.get(kind, 1.0)
+    scale, eps = OTHER_EPS.get(kind, (1e-3 if kind == "small" else 1.0, EPS))
+    x = x + 3000.0 if kind == "mean 3000" else x * scale
     w = values(cols, "positive", seed + 1)
     dy = values(rows * cols, "mixed", seed + 2).double().view(rows, cols)
     if kind == "zeros in x and dy":  # a ReLU's output, a masked loss's dy: counts taken from x != 0 show
         x, dy[:, ::4] = x.clamp_min(0.0), 0.0
     x, dy = x.to(dtype), dy.to(dtype)
-    return x, w, dy, *saved_statistics(x, SAVED_EPS if kind == SAVED_KIND else EPS)
+    return x, w, dy, *saved_statistics(x, eps)
 
 
 def _other_values(inputs: tuple[torch.Tensor, ...]) -> tuple[tuple[torch.Tensor, ...], str]:
     """The probes' B (Exercise.other_values): x, w and dy scaled and shifted, with the mean and rstd a
     forward saves for that x (scaled, an rstd would be negative, which no forward saves)."""
     x, w, dy = map(scaled_and_shifted, inputs[:3])
-    return (
-        x,
-        w,
-        dy,
-        *saved_statistics(x),
-    ), "A's x, w and dy times -1.5, plus 0.25, with the mean and rstd of that x"
+    other = (x, w, dy, *saved_statistics(x))
+    return other, "A's x, w and dy times -1.5, plus 0.25, with the mean and rstd of that x"
 
 
 def _cases(large: bool) -> list[Case]:
@@ -118,6 +123,7 @@ def _cases(large: bool) -> list[Case]:
         (37, 300, "mixed", f32, "mixed"),  # x transposed, dy contiguous: one's strides used for the other's
         (24, 200, "small", f32, "contiguous"),  # var about 3e-7 beside eps = 1e-5: an rstd recomputed shows
         (12, 200, SAVED_KIND, f32, "contiguous"),  # var near 1e-3: rstd recomputed with 1e-5 is far off
+        (10, 300, TINY_EPS_KIND, f32, "contiguous"),
         (5, 1, "mixed", f32, "contiguous"),  # rows of one column: dx is 0
         (4, 257, "zeros in x and dy", f32, "contiguous"),  # one past a chunk of 128 or 256
         (6, 512, "mixed", f32, "contiguous"),  # a multiple of every chunk up to 512: no partial last one
@@ -127,7 +133,7 @@ def _cases(large: bool) -> list[Case]:
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
         inputs = _inputs(rows, cols, kind, dtype, 1500 + 3 * i)
-        traits = frozenset({kind}) & {"mean 3000", SAVED_KIND}
+        traits = frozenset({kind}) & {"mean 3000", *OTHER_EPS}
         cases.append(row_case(inputs, (rows, cols), kind, layout, traits, out_dtype=dtype))
     return cases
 
@@ -141,10 +147,6 @@ def _dx(x, w, dy, mean, rstd, count=None, rstd_factor=True, c1_term=True, c2_ter
     c2 = g.sum(dim=1, keepdim=True) / count
     bracket = g - (xhat * c1 if c1_term else 0) - (c2 if c2_term else 0)
     return bracket * rstd[:, None] if rstd_factor else bracket
-
-
-def _reference(x, w, dy, mean, rstd) -> torch.Tensor:
-    return _dx(x, w, dy, mean, rstd)
 
 
 def _tolerance(case: Case) -> tuple[torch.Tensor, float]:
@@ -207,8 +209,8 @@ def mean_near_zero(case: Case) -> Case:
 def _dx_predictions(inputs: tuple[torch.Tensor, ...], layer: bool, saved_eps: bool) -> Predictions:
     """The mistakes' dx, from (x, w, dy, mean, rstd), in float64, for a LayerNorm (`layer`, with its c2
     term) or an RMSNorm (mean 0, no c2 term): the same mistakes, but for the c2 term, missing from a
-    LayerNorm's dx or subtracted in an RMSNorm's. `saved_eps`: the statistics were saved with SAVED_EPS,
-    where an rstd computed again with notebook 09's eps differs."""
+    LayerNorm's dx or subtracted in an RMSNorm's. `saved_eps`: the statistics were saved with an eps of
+    OTHER_EPS, where an rstd computed again with notebook 09's eps differs."""
     x, w, dy, mean, rstd = (t.double() for t in inputs)
     rows, cols = x.shape
     out: Predictions = {}
@@ -233,7 +235,7 @@ def _dx_predictions(inputs: tuple[torch.Tensor, ...], layer: bool, saved_eps: bo
 
 
 def _predictions(case: Case, on_gpu: bool) -> Predictions:
-    return _dx_predictions(case.inputs, layer=True, saved_eps=SAVED_KIND in case.traits)
+    return _dx_predictions(case.inputs, layer=True, saved_eps=bool(case.traits & OTHER_EPS.keys()))
 
 
 EXERCISES = [
@@ -247,7 +249,7 @@ EXERCISES = [
         "row, then a pass that uses both; watch what each mean divides by (the row's length) and where "
         "rstd and the weight come in.",
         cases=_cases,
-        reference=_reference,
+        reference=_dx,
         compare="sum",
         tolerance=_tolerance,
         predictions=_predictions,
@@ -281,7 +283,7 @@ def _rms_cases(large: bool) -> list[Case]:
     cancel, and their rstd of about 1/3,000 scales the tolerance so far down that a dx without the outer
     rstd, 3,000 times too large, no longer matches its prediction within it."""
     return [
-        replace(case, inputs=(x, w, dy, rms_statistics(x, SAVED_EPS if SAVED_KIND in case.traits else EPS)))
+        replace(case, inputs=(x, w, dy, rms_statistics(x, saved_eps(case.traits))))
         for case in _cases(large)
         if "mean 3000" not in case.name
         for x, w, dy, _, _ in [case.inputs]
@@ -310,7 +312,9 @@ def _rms_float16_exact(case: Case) -> Case:
 
 
 def _rms_predictions(case: Case, on_gpu: bool) -> Predictions:
-    return _dx_predictions(_as_layer_norm(case.inputs), layer=False, saved_eps=SAVED_KIND in case.traits)
+    return _dx_predictions(
+        _as_layer_norm(case.inputs), layer=False, saved_eps=bool(case.traits & OTHER_EPS.keys())
+    )
 
 
 _RMS_MESSAGES = {code: text for code, text in MESSAGES.items() if code != "mean_of_g_missing"}
