@@ -64,6 +64,43 @@ def test_reference_code_is_the_solutions_code(solution):
     )
 
 
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name)
+def test_reference_markdown_is_the_solutions(solution):
+    """A learner reads the reference copy's prose beside its outputs: it is the solution's, title aside."""
+    nb = _reference(solution)
+    changed = reference.copy_markdown(nbformat.read(solution, as_version=4), nb)
+    assert not changed, (
+        f"reference/h200/{solution.name}: the markdown of cells {changed} is not the solution's: "
+        "`python -m utils.reference --markdown` copies it (no GPU needed)"
+    )
+
+
+def test_copy_markdown_copies_prose_by_id_and_refuses_moved_cells():
+    solution = v4.new_notebook(
+        cells=[
+            v4.new_markdown_cell("# Title\n\n" + reference.NO_GPU_LINK + "a link](x)", id="title"),
+            v4.new_code_cell("1", id="code"),
+            v4.new_markdown_cell("new prose", id="prose"),
+        ]
+    )
+    ran = nbformat.from_dict(solution)
+    reference.as_reference_copy(ran)
+    ran.cells[2].source = "old prose"
+    ran.cells[1].outputs = [v4.new_output("stream", text="1")]
+    assert reference.copy_markdown(solution, ran) == ["prose"]
+    assert ran.cells[2].source == "new prose" and reference.REFERENCE_NOTE in ran.cells[0].source
+    assert ran.cells[1].outputs and solution.cells[0].source.endswith("a link](x)")  # nothing else touched
+    assert reference.copy_markdown(solution, ran) == []
+    solution.cells.insert(1, v4.new_markdown_cell("added", id="added"))
+    with pytest.raises(ValueError, match="regenerate"):  # where it goes among the outputs: the run's to say
+        reference.copy_markdown(solution, ran)
+    del solution.cells[1:3]  # the added cell and the code; the prose is left, in its place
+    assert reference.copy_markdown(solution, ran) == []
+    del solution.cells[1]
+    with pytest.raises(ValueError, match="regenerate"):
+        reference.copy_markdown(solution, ran)
+
+
 def test_the_comparison_names_each_kind_of_difference():
     def notebook(*cells):
         nb = v4.new_notebook(cells=[v4.new_code_cell(source, id=cell_id) for cell_id, source in cells])

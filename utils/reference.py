@@ -5,6 +5,7 @@ Learners without a GPU read what the cells print on a real one in `reference/<gp
 
     ./course.sh reference            # or: python -m utils.reference [NN_topic.ipynb ...] [--out DIR]
                                      #     [--deadline SECONDS]
+    python -m utils.reference --markdown [NN_topic.ipynb ...]   # no GPU needed
 
 runs each notebook of `solutions/` with nbclient (a fresh kernel per notebook, in `solutions/`, as a
 learner's Run All would) and writes it, outputs included, to `reference/<gpu>/` (for example
@@ -14,7 +15,9 @@ notebook whose run raises is written beside as `NN_topic.FAILED.ipynb` instead, 
 non-zero, so a broken run never replaces a good one. Each code cell's metadata records a digest of the
 source that ran. Regenerate the run after any change to a notebook's code: `tests/test_reference.py`
 compares the cells by id and fails, naming them, while a reference notebook's code cells differ from its
-solution's (changed, added, removed or moved) or from the source their digest records.
+solution's (changed, added, removed or moved) or from the source their digest records. Markdown runs
+nothing, so a change to a notebook's prose alone needs no GPU: `--markdown` copies the solutions' markdown
+cells, by id, into the committed copies (`copy_markdown`), and the test fails while they differ.
 
 nbclient executes; this module only chooses the folder, records the versions and keeps failures apart.
 """
@@ -79,6 +82,23 @@ def as_reference_copy(nb) -> None:
     title = nb.cells[0]
     lines = title.source.splitlines()
     title.source = "\n".join(REFERENCE_NOTE if line.startswith(NO_GPU_LINK) else line for line in lines)
+
+
+def copy_markdown(solution_nb, reference_nb) -> list[str]:
+    """Give `reference_nb` the markdown of `solution_nb`, cell by cell id (the title as this copy's, by
+    as_reference_copy); return the ids of the cells changed. Markdown cells added, removed or moved raise
+    ValueError: where they go among the outputs is the run's to say."""
+    solution_nb = nbformat.from_dict(solution_nb)  # a copy: the title is changed below
+    as_reference_copy(solution_nb)
+    ids = [[c.id for c in nb.cells if c.cell_type == "markdown"] for nb in (solution_nb, reference_nb)]
+    if ids[0] != ids[1]:
+        raise ValueError("markdown cells added, removed or moved: regenerate the reference run")
+    prose = {c.id: c.source for c in solution_nb.cells if c.cell_type == "markdown"}
+    changed = [c.id for c in reference_nb.cells if c.cell_type == "markdown" and c.source != prose[c.id]]
+    for cell in reference_nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = prose[cell.id]
+    return changed
 
 
 # In each code cell's metadata: a digest of the source that ran. The test compares it with the cell's
@@ -157,7 +177,15 @@ def main(argv: list[str] | None = None) -> int:
         help="stop after this many seconds: the cell running then is interrupted and its notebook written "
         "as NN_topic.FAILED.ipynb with the outputs so far; notebooks not started are not run",
     )
+    parser.add_argument(
+        "--markdown",
+        action="store_true",
+        help="copy the solutions' markdown into the committed copies of every folder of reference/, by "
+        "cell id, and run nothing (no GPU needed)",
+    )
     args = parser.parse_args(argv)
+    if args.markdown:
+        return _copy_all_markdown({Path(name).name for name in args.notebooks})
     deadline = None if args.deadline is None else time.perf_counter() + args.deadline
 
     import torch
@@ -192,6 +220,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {solution.name}: {seconds:.0f} s, {status} -> {target}")
         failed += error is not None
     return 1 if failed else 0
+
+
+def _copy_all_markdown(wanted: set[str]) -> int:
+    """--markdown: copy_markdown for each committed copy of the wanted solutions (all if none named)."""
+    solutions = [path for path in solution_paths() if not wanted or path.name in wanted]
+    for solution in solutions:
+        for copy in sorted(REFERENCE_DIR.glob(f"*/{solution.name}")):
+            nb = nbformat.read(copy, as_version=4)
+            changed = copy_markdown(nbformat.read(solution, as_version=4), nb)
+            if changed:
+                nbformat.write(nb, copy)
+            print(f"  {copy.relative_to(REPO_ROOT)}: markdown of {len(changed)} cells copied {changed or ''}")
+    missing = wanted - {path.name for path in solutions}
+    if missing:
+        print(f"not in solutions/: {', '.join(sorted(missing))}")
+    return 2 if missing else 0
 
 
 if __name__ == "__main__":
