@@ -596,3 +596,38 @@ def test_a_named_mistake_of_the_values_is_not_shadowed_by_the_same_shape_conditi
         check("softmax_online", fn)
     assert excinfo.value.diagnoses == ["masked_lanes_in_sum"], str(excinfo.value)
     assert not [f for f in excinfo.value.findings if f.kind == "same_shape"], str(excinfo.value)
+
+
+_SUMS_BY_LENGTH: dict[int, torch.Tensor] = {}
+
+
+def _add_kept_by_length(x, y, out):
+    # the first result of each length kept and handed back to every later input of that length
+    if x.numel() not in _SUMS_BY_LENGTH:
+        _SUMS_BY_LENGTH[x.numel()] = torch.empty_like(out)
+        _submissions("vector_add").CORRECT[0](x, y, _SUMS_BY_LENGTH[x.numel()])
+    out.copy_(_SUMS_BY_LENGTH[x.numel()])
+
+
+@triton.jit
+def _relu_capped_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n)
+    tl.store(out_ptr + offsets, tl.clamp(x, 0.0, 3.4028234663852886e38), mask=offsets < n)
+
+
+def _relu_capped(x, out):  # an unseen submission of session 25: +inf comes out as the largest float32
+    _relu_capped_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
+
+
+def test_the_same_shape_condition_needs_the_earlier_cases_values():
+    """The "if your function keeps anything between calls by shape" line is said where a failing case
+    holds, where it is wrong, what a passing case of its shape left there; not for a case that merely ran
+    after one (a ReLU that caps +inf fails on one element, right after a passing case of its length)."""
+    _SUMS_BY_LENGTH.clear()
+    with pytest.raises(ExerciseFailed) as kept:
+        check("vector_add", _add_kept_by_length)
+    assert [f for f in kept.value.findings if f.kind == "same_shape"], str(kept.value)
+    with pytest.raises(ExerciseFailed) as capped:
+        check("relu", _relu_capped)
+    assert not [f for f in capped.value.findings if f.kind == "same_shape"], str(capped.value)

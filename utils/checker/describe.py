@@ -340,4 +340,4 @@ def describe(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[Fi
         if run.result.shape == run.expected.shape and not close(exercise, run.case, run.result, run.expected)
     ]
     measured = which_cases(runs, failing) + where_wrong(exercise, wrong) + how_wrong(exercise, wrong)
-    return measured + after_same_shape(runs, failing)
+    return measured + after_same_shape(exercise, runs, failing)

@@ -7,8 +7,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import torch
+
 from utils.checker.judge import Run
-from utils.checker.relations import Finding, reduced_length, row_count
+from utils.checker.model import Exercise
+from utils.checker.relations import Finding, reduced_length, row_count, wrong_mask
 
 # What the cases with a trait (utils.checker.model.Case.traits) have in common, in a report's words.
 TRAIT_WORDS = {
@@ -47,20 +50,34 @@ def _by_trait(runs: list[Run], failing: list[Run]) -> list[Finding]:
     return findings
 
 
-def after_same_shape(runs: list[Run], failing: list[Run]) -> list[Finding]:
-    """A failing case that ran right after a passing case of the same shapes: whatever a function keeps
-    between calls by shape reaches it there, whatever else the effects show. A condition, not a finding
+def after_same_shape(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[Finding]:
+    """A failing case whose wrong elements hold exactly what a passing case of the same shapes, run before
+    it, left in out at those places (two different values at least, so that a constant both share proves
+    nothing): whatever a function keeps between calls by shape reaches it there. A condition, not a finding
     about the values: utils.checker.describe lists it after them."""
     found, failed = [], {id(run) for run in failing}
-    for before, run in zip(runs, runs[1:]):
+    for i, run in enumerate(runs):
+        if id(run) not in failed or run.result.shape != run.expected.shape:
+            continue
+        wrong = wrong_mask(exercise, run)
+        got = run.result.reshape(-1)[wrong]
+        if got.unique().numel() < 2:
+            continue
         shapes = [x.shape for x in run.case.inputs]
-        if id(run) in failed and id(before) not in failed and shapes == [x.shape for x in before.case.inputs]:
-            text = (
-                f"'{run.case.name}' ran right after '{before.case.name}', of the same shape, which passed: "
-                "if your function keeps anything between calls by shape (a cached result, maximum, sum, "
-                "grid or buffer), it reaches this case from that one"
-            )
-            found.append(Finding("same_shape", text))
+        for before in reversed(runs[:i]):
+            same = id(before) not in failed and shapes == [x.shape for x in before.case.inputs]
+            if (
+                same
+                and before.result.shape == run.result.shape
+                and torch.equal(before.result.reshape(-1)[wrong], got)
+            ):
+                text = (
+                    f"'{run.case.name}' holds, where it is wrong, what '{before.case.name}' (of the same "
+                    "shape, run before it, passed) left there: if your function keeps anything between calls "
+                    "by shape (a cached result, maximum, sum or buffer), it reaches this case from that one"
+                )
+                found.append(Finding("same_shape", text))
+                break
     return found
 
 

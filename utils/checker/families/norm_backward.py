@@ -72,7 +72,7 @@ TINY_EPS_KIND = "saved with eps 1e-7, rstd near 3,000"
 OTHER_EPS = {SAVED_KIND: (0.03, SAVED_EPS), TINY_EPS_KIND: (1e-4, 1e-7)}  # kind: (x's scale, the eps saved)
 
 
-def saved_eps(traits) -> float:
+def eps_saved(traits) -> float:
     """The eps a case's statistics were saved with: OTHER_EPS's for its kinds, notebook 09's otherwise."""
     return next((OTHER_EPS[trait][1] for trait in traits if trait in OTHER_EPS), EPS)
 
@@ -283,7 +283,7 @@ def _rms_cases(large: bool) -> list[Case]:
     cancel, and their rstd of about 1/3,000 scales the tolerance so far down that a dx without the outer
     rstd, 3,000 times too large, no longer matches its prediction within it."""
     return [
-        replace(case, inputs=(x, w, dy, rms_statistics(x, saved_eps(case.traits))))
+        replace(case, inputs=(x, w, dy, rms_statistics(x, eps_saved(case.traits))))
         for case in _cases(large)
         if "mean 3000" not in case.name
         for x, w, dy, _, _ in [case.inputs]
