@@ -631,3 +631,30 @@ def test_the_same_shape_condition_needs_the_earlier_cases_values():
     with pytest.raises(ExerciseFailed) as capped:
         check("relu", _relu_capped)
     assert not [f for f in capped.value.findings if f.kind == "same_shape"], str(capped.value)
+
+
+@triton.jit
+def _sum_one_tile_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, STORE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    total = tl.sum(tl.load(x_ptr + offsets, mask=offsets < n, other=0.0), axis=0)
+    if STORE:
+        tl.store(out_ptr, total)
+    else:
+        tl.atomic_add(out_ptr, total)
+
+
+def _sum_zeroed_only_past_one_tile(x, out):
+    # an unseen submission of session 25: one tile stores, several add atomically onto a zeroed out; at
+    # n == 1024 exactly, one tile adds onto out unzeroed
+    n = x.numel()
+    if n > 1024:
+        out.zero_()
+    _sum_one_tile_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024, STORE=n < 1024)
+
+
+def test_a_result_added_onto_outs_old_contents_says_so_even_for_one_value():
+    """One case wrong, by one value: that value is the right one plus out's garbage, which no mistake of
+    the values produces, so the report says what was added onto what."""
+    with pytest.raises(ExerciseFailed) as excinfo:
+        check("sum_atomic", _sum_zeroed_only_past_one_tile)
+    assert "plus what out held before the call" in str(excinfo.value), str(excinfo.value)

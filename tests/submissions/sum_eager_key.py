@@ -142,12 +142,13 @@ MERGES, SPLITS = "key_merges_what_the_jit_compiles_apart", "key_splits_what_the_
 WRONG = [  # (submission, the codes it must get, a phrase its report must hold)
     (no_alignment, [MERGES], "x's address: a multiple of 16 bytes, then 4 bytes past one"),
     (alignment_of_x_only, [MERGES], "out's address"),
-    (offset_in_elements, [SPLITS], "two multiples of 16 bytes (x[4:] of float32)"),
+    # x[4:] keyed apart from x, and with x[1:]: too fine, and unsafe
+    (offset_in_elements, [MERGES, SPLITS], "16 bytes past its buffer's start (x[4:]), then 4 bytes (x[1:])"),
     (the_address_itself, [SPLITS], "new tensors of the same dtypes"),
     (address_remainder, [SPLITS], "then 8 bytes past one"),
     (n_is_special, [MERGES], "n: 1, then 16"),
     (n_itself, [SPLITS], "an entry per size"),
-    (remainder_of_n, [SPLITS], "the remainder"),
+    (remainder_of_n, [SPLITS], "n % 16 itself"),
     (no_n_is_one, [MERGES], "n: 1, then 3"),
     (no_partials_block, [MERGES], "partials_block (a constexpr): 1, then 2"),
     (element_size_for_dtype, [MERGES], "float16, then bfloat16"),

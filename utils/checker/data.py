@@ -202,8 +202,8 @@ def vector_sizes(large: bool) -> list[tuple[int, str]]:
         (512, "negative"),  # one tile of 512: a host that tests n < BLOCK one way and n > BLOCK another
         (2048, "mixed"),
         (1000, "zeros"),  # partials of 0, after a call of its shape (a store skipped for 0 keeps its last)
-        # past 4,096 by an odd number of 2,048s: a persistent grid's last whole round of 4 tiles of 1,024 and
-        # a partial last block of 2,048 end in different places (without it, every failing case agreed on both)
+        # past 4,096 by an odd number of 2,048s: a persistent grid's last whole round of 4 tiles of 1,024
+        # and a partial last block of 2,048 end in different places (before it, every failing case agreed)
         (7000, "mixed"),
     ]
     if large:

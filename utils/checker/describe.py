@@ -312,7 +312,7 @@ def how_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
     for analysis in (
         lambda: relations.rounded(pairs),
         lambda: relations.factor(pairs) if several else None,
-        lambda: relations.offset(pairs) if several else None,
+        lambda: relations.offset(pairs, several),
         lambda: relations.function(pairs) if several else None,
         lambda: other_rows(exercise, failing),
         lambda: other_inputs(exercise, failing),

@@ -80,7 +80,10 @@ _TABLE = [
      f"{VECTOR} on x[1:] (a misaligned address, which ends the process: section 2's cell)"),
     (A, _(offset=4), "x's address: two multiples of 16 bytes (x[4:] of float32)", True, REJIT),
     (_(offset=1), _(offset=2), "x's address: 4 bytes past a multiple of 16, then 8 bytes past one", True,
-     f"{REJIT}; a key with the address's remainder (not whether it is 0) takes an entry per remainder"),
+     f"{REJIT}; a key holding the address's remainder itself (not whether it is 0), for one, takes an "
+     "entry per remainder"),
+    (_(offset=4), _(offset=1), "x's address: 16 bytes past its buffer's start (x[4:]), then 4 bytes (x[1:])",
+     False, f"{VECTOR} on x[1:] (a key that asks for 32 bytes, or 64, calls both misaligned)"),
     (_(dtype=F16), _(dtype=F16, offset=4),
      "x's address: float16, then 8 bytes past a multiple of 16 (count bytes, not elements)", False,
      f"{VECTOR} there"),
@@ -89,6 +92,9 @@ _TABLE = [
     (A, _(out_offset=1), "out's address: a multiple of 16 bytes, then 4 bytes past one", False,
      f"{VECTOR} on that out"),
     (A, _(out_offset=4), "out's address: two multiples of 16 bytes", True, REJIT),
+    (_(offset=1), _(offset=1, out_offset=1),
+     "out's address, with x[1:]: a multiple of 16 bytes, then 4 bytes past one", False,
+     f"{VECTOR} on that out (a key with one flag for x and out together calls both misaligned)"),
     (A, _(dtype=F16), "x's dtype: float32, then float16", False,
      "the kernel compiled for float32 would read the float16 data as float32 (pairs of values read as "
      "one, and twice the bytes: past the end)"),
@@ -105,7 +111,7 @@ _TABLE = [
      "the kernel compiled for n % 16 == 0 may test the mask once per 16 elements, which on n = 8180 "
      "reads past the end or drops the last elements"),
     (N8180, _(n=8185, partials_block=2), "n: 8180, then 8185 (neither 1 nor a multiple of 16)", True,
-     f"{REJIT}; a key with n % 16 (the remainder, not whether it is 0) takes up to 15 entries"),
+     f"{REJIT}; a key holding n % 16 itself (not whether it is 0), for one, takes up to 15 entries"),
     (_(n=1), _(n=3), "n: 1, then 3", False,
      "n = 1 is compiled in as a constant: the kernel compiled for it would sum one element of three"),
     (_(n=3), _(n=5), "n: 3, then 5 (neither 1 nor a multiple of 16)", True, REJIT),

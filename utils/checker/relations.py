@@ -173,8 +173,14 @@ def factor(pairs: list[Pairs]) -> Finding | None:
     return None
 
 
-def offset(pairs: list[Pairs]) -> Finding | None:
-    """got = want + d, d constant across the case's elements and cases (or following the case's length)."""
+def offset(pairs: list[Pairs], several: bool = True) -> Finding | None:
+    """got = want + d: d what out held before the call (one wrong value is enough: no mistake of the values
+    gives out's garbage), or, given `several`, d constant across elements and cases (or the case's length)."""
+    if pairs and all(_near(p.got - p.want, p.run.garbage, 1e-5) for p in pairs):  # float32 sums onto it round
+        added = "every wrong value is the right one plus what out held before the call: the result was added"
+        return Finding("offset", f"{added} onto out's old contents", exact=True)
+    if not several:
+        return None
     offsets = []
     for p in pairs:
         diff = p.got - p.want
