@@ -169,6 +169,11 @@ def _name_state(
         code = _named_by_calls_on_a(exercise, runs[1:], right[1:], counters[1:], seen)
     if code is None:
         return
+    if not carried and counters[0] is not None and any(counters[0]) and right[0]:  # S's own call
+        left_by_s = ", ".join(map(str, counters[0]))
+        seen.insert(
+            0, f"Call 1, on S, was right and left the ticket at {left_by_s}, not 0: call 2 started there."
+        )
     names = {id(order[0]): "S", id(order[1]): "A", id(order[3]): "B"}
     shown = table(
         ("call", "input", "expected", "got", ""),
@@ -329,8 +334,8 @@ def _stale_slots(exercise: Exercise, calls: _Calls, a: Case, b: Case, ck: Case) 
     else:
         return [ck]
     raise ExerciseFailed(
-        f"{exercise.id}: every call on S, A, A, B and A was right. Then C, '{ck.name}', a shorter input, "
-        f"after A and after B:\n{shown}\nWhat the calls show:\n  - {seen}\n"
+        f"{exercise.id}: every call on S, A, A, B and A was right. Then four more calls, A, C, B, C, C being "
+        f"'{ck.name}', a shorter input:\n{shown}\nWhat the calls show:\n  - {seen}\n"
         f"Likely mistake: {exercise.mistakes[code].message}",
         [code],
     )
