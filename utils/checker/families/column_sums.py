@@ -23,7 +23,7 @@ from dataclasses import replace
 import torch
 
 from utils.checker.data import values
-from utils.checker.families.norm_backward import EPS, SAVED_EPS, SAVED_KIND, mean_near_zero, saved_statistics
+from utils.checker.families.norm_backward import EPS, OTHER_EPS, SAVED_KIND, mean_near_zero, saved_statistics
 from utils.checker.messages import TILE_MESSAGES
 from utils.checker.model import Case, Exercise, Layout, mistakes, row_case, scaled_and_shifted
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, not_predicted, predict, predict_each, race
@@ -62,14 +62,15 @@ _WORDS = dict(identity="other=0.0 for x and dy", reset="out.zero_() before the l
 
 
 def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, ...]:
-    """(x, dy, mean, rstd): x of mixed values (shifted by 3,000 for "mean 3000", scaled by 0.03 for
-    SAVED_KIND), dy of mixed signs, both rounded to `dtype`; mean and rstd of the rounded x, in float32,
-    as a forward saves them (with SAVED_EPS for SAVED_KIND)."""
+    """(x, dy, mean, rstd): x of mixed values (shifted by 3,000 for "mean 3000", scaled as OTHER_EPS says
+    for SAVED_KIND), dy of mixed signs, both rounded to `dtype`; mean and rstd of the rounded x, in float32,
+    as a forward saves them (with OTHER_EPS's eps for SAVED_KIND)."""
     x = values(rows * cols, "mixed", seed).double().view(rows, cols)
-    x = x + 3000.0 if kind == "mean 3000" else x * 0.03 if kind == SAVED_KIND else x
+    scale, eps = OTHER_EPS.get(kind, (1.0, EPS))  # the scale and eps norm_backward's cases of that kind use
+    x = x + 3000.0 if kind == "mean 3000" else x * scale
     dy = values(rows * cols, "mixed", seed + 1).double().view(rows, cols)
     x, dy = x.to(dtype), dy.to(dtype)
-    return x, dy, *saved_statistics(x, SAVED_EPS if kind == SAVED_KIND else EPS)
+    return x, dy, *saved_statistics(x, eps)
 
 
 def _other_values(inputs: tuple[torch.Tensor, ...]) -> tuple[tuple[torch.Tensor, ...], str]:
