@@ -359,3 +359,45 @@ def test_partials_are_judged_only_where_they_prove_something():
     assert partials_finding(x, [Stage("one_launch", (4,), [maxima], [ticket])])[1]
     zeros = torch.zeros(4000, dtype=torch.float64)
     assert partials_finding(zeros, [Stage("partial_max", (4,), [torch.zeros(4)])]) is None
+
+
+def _layer_norm_dx_runs(scale_row):
+    """Failing layer_norm_dx runs on two shapes, each row of dx scaled by scale_row(rstd)[row]."""
+    runs = []
+    for rows, cols, seed in ((6, 9, 5), (4, 33, 6)):
+        x = values(rows * cols, "mixed", seed=seed).view(rows, cols)
+        w, dy = (
+            values(cols, "positive", seed=seed + 1),
+            values(rows * cols, "mixed", seed=seed + 2).view(rows, cols),
+        )
+        mean = x.mean(1)
+        rstd = 1 / (x.var(1, unbiased=False) + 1e-5).sqrt()
+        factor = scale_row(rstd.double())[:, None]
+        runs.append(
+            _run("layer_norm_dx", (x, w, dy, mean, rstd), lambda e, f=factor: e * f, out_shape=(rows, cols))
+        )
+    return runs
+
+
+def test_rows_scaled_by_a_number_of_their_own_are_said_and_named_by_the_input_it_is():
+    said = _kinds("layer_norm_dx", _layer_norm_dx_runs(lambda rstd: rstd))["row_factor"]
+    assert said == "every wrong row is its right values times a number of its own, that row's rstd"
+    said = _kinds("layer_norm_dx", _layer_norm_dx_runs(lambda rstd: 1 / rstd))["row_factor"]
+    assert said.endswith("that row's 1 / rstd")
+    # factors that are no input's: said with their range, no input named
+    said = _kinds("layer_norm_dx", _layer_norm_dx_runs(lambda rstd: 2 + torch.arange(len(rstd))))[
+        "row_factor"
+    ]
+    assert said.endswith("from 2 to 7 over the wrong rows")
+
+
+def test_rows_scaled_are_not_said_when_one_row_is_not_a_multiple_or_all_share_one_factor():
+    runs = _layer_norm_dx_runs(lambda rstd: rstd)
+    runs[1].result[2] += 0.5  # one row of the second case is its scaled values plus an offset: no relation
+    assert "row_factor" not in _kinds("layer_norm_dx", runs)
+    kinds = _kinds("layer_norm_dx", _layer_norm_dx_runs(lambda rstd: torch.full_like(rstd, 3.0)))
+    assert "row_factor" not in kinds and kinds["factor"] == "every wrong value is 3 times the right one"
+    # rows of one column: any value is a multiple of another, so nothing is said
+    x = values(5, "mixed", seed=9).view(5, 1)
+    runs = [_run("softmax", (x,), lambda e: e * torch.arange(1.0, 6.0)[:, None].double(), out_shape=(5, 1))]
+    assert "row_factor" not in _kinds("softmax", runs)

@@ -23,6 +23,7 @@ from utils.checker import relations
 from utils.checker.judge import Run, agree, close
 from utils.checker.model import Exercise
 from utils.checker.relations import NAMED_CONSTANTS, Finding, wrong_mask
+from utils.checker.rows import other_rows, row_factors
 from utils.checker.splits import after_same_shape, which_cases
 
 MAX_LISTED = 6  # indices or rows listed by name before "and k more"
@@ -184,73 +185,6 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
 # order (utils.checker.relations), the first that holds on every failing case
 
 
-def rows_close(got: torch.Tensor, want: torch.Tensor, half: bool) -> torch.Tensor:
-    """Which rows of `got` equal the rows of `want` beside them: within 1e-4 relative (1e-6 of the
-    case's largest value absolute), or within float16's rounding where out is float16 (`half`)."""
-    scale = want.abs().nan_to_num(0.0, 0.0, 0.0).max().clamp_min(1e-30)
-    rtol, atol = (2.0**-10, 2.0**-24) if half else (1e-4, 1e-6 * float(scale))
-    same = ((got - want).abs() <= rtol * want.abs() + atol) | (got == want)
-    return (same | (got.isnan() & want.isnan())).all(dim=-1)
-
-
-def other_rows(exercise: Exercise, failing: list[Run]) -> Finding | None:
-    """On 2-D outputs (and 1-D ones of one value per row, read as rows of one): every wrong row holds the
-    right values of another row: row 0, the row a fixed shift away, or the rows in reverse order, the
-    same on every case. The first wrong row of the first case proposes the rows it matches; each proposal
-    is then checked on every wrong row of every failing case."""
-    grids = []
-    noun, values = "row", "values"
-    for run in failing:
-        shape = run.case.out_shape
-        if len(shape) == 1 and shape[0] > 1:
-            rows, cols = shape[0], 1
-            noun, values = "element", "value"
-        elif len(shape) == 2:
-            rows, cols = shape
-        else:
-            return None
-        wrong = wrong_mask(exercise, run).reshape(rows, cols).any(dim=1).nonzero().flatten()
-        half = run.case.out_dtype == torch.float16
-        grids.append((run.result.reshape(rows, cols), run.expected.reshape(rows, cols), wrong, half))
-    got, want, wrong, half = grids[0]
-    if not len(wrong):
-        return None
-    first = int(wrong[0])
-    matching = rows_close(got[first].expand_as(want), want, half).nonzero().flatten().tolist()
-    proposals = [j for j in matching if j != first]
-
-    def holds(source: Callable[[torch.Tensor, int], torch.Tensor]) -> bool:
-        for got, want, wrong, half in grids:
-            rows_from = source(wrong, len(want))
-            if ((rows_from < 0) | (rows_from >= len(want))).any() or (rows_from == wrong).any():
-                return False
-            if not bool(rows_close(got[wrong], want[rows_from], half).all()):
-                return False
-        return True
-
-    if 0 in proposals and holds(lambda w, rows: torch.zeros_like(w)):
-        return Finding("other_row", f"every wrong {noun} holds {noun} 0's right {values}", exact=True)
-    if len(want) - 1 - first in proposals and holds(lambda w, rows: rows - 1 - w):
-        text = f"every wrong {noun} holds the right {values} of another {noun}: "
-        return Finding(
-            "other_row", text + f"{noun} i holds {noun} n - 1 - i's, the order reversed", exact=True
-        )
-    rows = len(want)
-    for k in sorted({j - first for j in proposals} | {j - first - rows for j in proposals}, key=abs):
-
-        def shifted(w: torch.Tensor, rows: int, k: int = k) -> torch.Tensor:
-            return (w + k) % rows  # the last row's neighbour is the first: a (row + 1) % n_rows slip
-
-        if holds(shifted):
-            sign = "+" if k > 0 else "-"
-            text = f"every wrong {noun} holds the right {values} of another {noun}: "
-            text += f"{noun} i holds {noun} i {sign} {abs(k)}'s"
-            if any(bool(((w + k < 0) | (w + k >= len(want))).any()) for _, want, w, _ in grids):
-                text += f", counting round from the last {noun} to the first"
-            return Finding("other_row", text, exact=True)
-    return None
-
-
 def other_inputs(exercise: Exercise, failing: list[Run]) -> Finding | None:
     """The result is the right answer for changed inputs: x scaled by a named constant (exp2 without the
     log2(e) factor computes the function of x * ln 2), or two inputs of one shape swapped."""
@@ -315,6 +249,7 @@ def how_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
         lambda: relations.offset(pairs, several),
         lambda: relations.function(pairs) if several else None,
         lambda: other_rows(exercise, failing),
+        lambda: row_factors(exercise, failing),
         lambda: other_inputs(exercise, failing),
         lambda: relations.tied_indices(pairs),
         lambda: relations.indices(pairs),
