@@ -121,6 +121,24 @@ def mean_var_two_sums(x, out):
     out[1] = sums[1] / n - mean * mean  # BUG: cancels catastrophically when mean >> spread
 
 
+@triton.jit
+def float64_sums_kernel(x_ptr, sums_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n_elements, other=0.0)
+    square = x * x  # BUG: squared in float32, rounded to a multiple of 8 near 1e8, before the float64 sum
+    tl.atomic_add(sums_ptr, tl.sum(x.to(tl.float64), axis=0))
+    tl.atomic_add(sums_ptr + 1, tl.sum(square.to(tl.float64), axis=0))
+
+
+def mean_var_float32_squares(x, out):
+    n = x.numel()
+    sums = torch.zeros(2, dtype=torch.float64, device=x.device)
+    float64_sums_kernel[(triton.cdiv(n, BLOCK_SIZE),)](x, sums, n, BLOCK_SIZE=BLOCK_SIZE)
+    mean = sums[0] / n
+    out[0] = mean
+    out[1] = sums[1] / n - mean * mean
+
+
 def mean_var_unbiased(x, out):
     mean_var(x, out)
     n = x.numel()
@@ -389,6 +407,7 @@ def mean_var_sums_race(x, out):
 CORRECT = [mean_var, mean_var_shifted, mean_var_persistent, mean_var_single_program]
 WRONG = [
     (mean_var_two_sums, "cancellation"),
+    (mean_var_float32_squares, "cancellation"),
     (mean_var_unbiased, "unbiased_variance"),
     (mean_var_full_count, "counted_masked_lanes"),
     (mean_var_std, "std_instead_of_variance"),

@@ -236,7 +236,10 @@ def _mean_var_tolerance(case: Case) -> tuple[torch.Tensor, float]:
     """The mean as a sum; the variance scaled by the spread (x - mean), not by x itself.
 
     A stable method (Welford, or sums of x - shift) loses about eps * |mean| * spread; the two-sum form
-    sum(x^2)/n - mean^2 loses about eps * mean^2, which is what the "offset" cases expose.
+    sum(x^2)/n - mean^2 loses about eps * mean^2, which is what the "offset" cases expose. The variance's
+    bound allows 8 times the first: 22 right submissions (the course's tests and five rounds of unseen
+    ones, measured in the interpreter) used at most 0.03 of it on the offset cases, and 0.12 on offset
+    data sorted (a per-lane Welford); 64 times let squares rounded in float32, summed in float64, pass.
     Kept per input tensor: the checker asks once for every prediction it compares.
     """
     data = case.inputs[0]
@@ -248,7 +251,7 @@ def _mean_var_tolerance(case: Case) -> tuple[torch.Tensor, float]:
     spread = (x - mean).abs().max().item()
     grow = 16 * FP32_EPS * math.sqrt(x.numel() + 1)
     atol = torch.tensor(
-        [grow * x.abs().max().item(), grow * spread**2 + 64 * FP32_EPS * abs(mean) * spread],
+        [grow * x.abs().max().item(), grow * spread**2 + 8 * FP32_EPS * abs(mean) * spread],
         dtype=torch.float64,
     )
     if len(_MEAN_VAR_TOLERANCES) >= 256:  # a battery's worth or more: start again

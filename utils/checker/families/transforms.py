@@ -78,12 +78,13 @@ MESSAGES = {
     "outputs_swapped": "out[0] and out[1] are swapped: out[0] is the mean, out[1] the variance.",
     "counted_masked_lanes": "masked lanes were counted as elements: count only offsets < n (for example "
     "tl.sum(mask.to(tl.float32))), or divide by n.",
-    "cancellation": "the variance is wrong only where the mean is large next to the spread: sum(x^2)/n - "
-    "mean^2 subtracts two nearly equal large numbers and float32 keeps too few digits, in a whole input "
-    "or in one tile (a tile's sum of squares about its mean taken from its sums of x and x^2 cancels the "
-    "same way, whatever combines the tiles). Accumulate deviations instead: Welford / Chan's combine, "
-    "from each tile's own deviations (x - the tile's mean), or sums of x - shift with shift close to the "
-    "mean (x[0] will do).",
+    "cancellation": "the variance is wrong only where the mean is large next to the spread: float32 keeps "
+    "about 7 digits, and a step that squares, multiplies or subtracts values the size of the mean before "
+    "taking deviations from it loses the spread's. The usual one is sum(x^2)/n - mean^2, of a whole input "
+    "or of one tile (whatever combines the tiles); squares rounded to float32 before a float64 sum, or an "
+    "update from a mean still far from the data, do the same. Accumulate deviations instead: Welford / "
+    "Chan's combine, from each tile's own deviations (x - the tile's mean), or sums of x - shift with "
+    "shift close to the mean (x[0] will do).",
     "spread_between_tiles": "the variance is too small, most where the partials' means differ (sorted "
     "input): merging two partials (two tiles, or two programs' results in the combine) must add the "
     "spread between their means, "
