@@ -94,6 +94,7 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         ),
         "zeros": lambda: torch.zeros(n, dtype=torch.float64),
         "inf": lambda: torch.where(torch.arange(n) == n // 3, math.inf, 2 * u - 1),  # its sum is inf
+        "-inf": lambda: torch.where(torch.arange(n) == n // 3, -math.inf, 2 * u - 1),
         # +inf as the last element: in the last, partial tile of most tilings, beside masked lanes of -inf
         "inf last": lambda: torch.where(torch.arange(n) == n - 1, math.inf, 2 * u - 1),
         # +inf a third of the way in, -inf at two thirds: x * (x > 0) makes NaN of -inf, a ReLU 0.0
@@ -110,7 +111,7 @@ def values(n: int, kind: str, seed: int, dtype=torch.float32) -> torch.Tensor:
         # Zeros and -0.0 among NaNs, +-1e-30 (its square is 0 in float32, and it is 0 in float16), +-1e-10
         # (0 in float16, its square not 0 in float32) and +-1e-7 (below a threshold such as |x| > 1e-6):
         # each is non-zero, NaN too.
-        "near zero": lambda: _near_zero(u),
+        "zeros, tiny and nan": lambda: _near_zero(u),
         "hot": lambda: 100 + 200 * u,  # exp(x) overflows float32 from x = 88.7
         "cold": lambda: -200 - 200 * u,  # exp(x) is 0 in float32 below x = -103.3
         "offset": lambda: 1e4 + (2 * u - 1),  # a mean far larger than the spread: sum(x^2) - n mean^2 cancels

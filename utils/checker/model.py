@@ -245,7 +245,9 @@ class Exercise:
 
 
 _FILL = dict(
-    out="out", nan_hint="look for 0/0, inf - inf or 0 * inf, or the sqrt or log of a negative number."
+    out="out",
+    nan_hint="look for 0/0, inf - inf or 0 * inf (x / x or x - x on an infinite x, say), a NaN of x carried "
+    "into the result, or the sqrt or log of a negative number.",
 )
 
 

@@ -133,10 +133,9 @@ def _name(value: float) -> str:
 
 
 def factor(pairs: list[Pairs]) -> Finding | None:
-    """got = c * want on each case, with c constant across cases or following the case's length. c is
-    read off the elements whose right value is largest, and checked on every element to within
-    RELATION_RTOL of c times the case's largest right value (a ratio of two near-zero values says
-    nothing). All zeros is said apart: a zero result is no multiple of anything."""
+    """got = c * want on each case, c constant across cases or following the case's length; c read off the
+    largest right values, checked on every element to within RELATION_RTOL of c times the largest (a ratio
+    of two near-zero values says nothing). All zeros is said apart: no multiple of anything."""
     if all(bool((p.got == 0).all()) for p in pairs):
         return Finding("zero", "every wrong value is 0")
     factors = []
@@ -153,9 +152,8 @@ def factor(pairs: list[Pairs]) -> Finding | None:
         factors.append(c)
         misses.append(miss)
     same = _constant(factors)
-    # A factor is said only when it stands out from how far the values stray from it: a fp16 rounding
-    # gives ratios of 0.99996 to 1.00002 from case to case, within RELATION_RTOL of each other, and no
-    # one factor.
+    # Said only when it stands out from how far the values stray from it: a fp16 rounding gives ratios of
+    # 0.99996 to 1.00002 from case to case, within RELATION_RTOL of each other, and no one factor.
     spread = max(max(abs(f - same) for f in factors), max(misses)) if same is not None else 0.0
     if same is not None and same != 1 and spread <= 0.1 * abs(same - 1):
         return Finding("factor", f"every wrong value is {_name(same)} times the right one", exact=True)
@@ -207,9 +205,8 @@ def offset(pairs: list[Pairs], several: bool = True) -> Finding | None:
 
 
 def function(pairs: list[Pairs]) -> Finding | None:
-    """got = f(want) for one of _FUNCTIONS on every wrong element, where f moves some right value: on
-    positive values the absolute value is the right value itself, and a rounding error near it no
-    function of it."""
+    """got = f(want) for one of _FUNCTIONS on every wrong element, where f moves some right value (|w| is
+    w itself on positive values; a rounding error near w is no function of it)."""
     for name, f in _FUNCTIONS:
         with torch.no_grad():
             if all(_near(p.got, f(p.want)) for p in pairs if p.want.isfinite().all()):
@@ -220,8 +217,7 @@ def function(pairs: list[Pairs]) -> Finding | None:
 
 
 def rounded(pairs: list[Pairs]) -> Finding | None:
-    """got is want rounded to a narrower float, or a whole-number want wrapped like an 8- or 16-bit
-    integer."""
+    """got is want rounded to a narrower float, or a whole-number want wrapped like an 8- or 16-bit int."""
     for dtype, name in ((torch.float16, "float16"), (torch.bfloat16, "bfloat16")):
         if all(torch.equal(p.got, p.want.to(dtype).double()) for p in pairs):
             return Finding("rounded", f"every wrong value is the right one rounded to {name}", exact=True)
@@ -253,9 +249,8 @@ def spacings(pairs: list[Pairs], others: bool = False) -> Finding | None:
     else the largest error next to the right value where it occurs. The pairs hold the finite, written
     wrong values only; `others`: some wrong values are not among them (NaN, inf, never written), and the
     sentence says that it speaks of the rest."""
-    # Counted in the spacings of the narrowest float among the failing cases' inputs: float16's where one
-    # holds float16 (or bfloat16), float32's where all are float32 (float16 units there point at a
-    # precision the case never had)
+    # In the spacings of the failing inputs' narrowest float: float16's where one is 16-bit, float32's where
+    # all are float32 (float16 units there point at a precision the case never had)
     narrow = any(x.dtype in (torch.float16, torch.bfloat16) for p in pairs for x in p.run.case.inputs)
     name, bits = ("float16", 11) if narrow else ("float32", 24)
     worst = 0.0
@@ -296,14 +291,15 @@ def nans(exercise: Exercise, failing: list[Run]) -> Finding | None:
         count += int((wrong & got.isnan() & ~want.isnan()).sum())
         lost += int((wrong & ~got.isnan() & want.isnan()).sum())
         total += int(wrong.sum())
-    if count:
-        return Finding("nan", f"{count} of the {total} wrong values are NaN where the right value is not")
-    if lost:
+    if count:  # and whether x held what makes NaN of an operation that is right on numbers
+        held = all(any(not bool(x.isfinite().all()) for x in run.case.inputs) for run in failing)
+        inputs = ", and the inputs of every failing case hold NaN or an infinity" if held else ""
         return Finding(
-            "nan",
-            f"{lost} of the {total} wrong values are numbers where the right value is NaN: a NaN of the "
-            "input was lost",
+            "nan", f"{count} of the {total} wrong values are NaN where the right value is not{inputs}"
         )
+    if lost:
+        lost_nan = f"{lost} of the {total} wrong values are numbers where the right value is NaN"
+        return Finding("nan", f"{lost_nan}: a NaN of the input was lost")
     return None
 
 
@@ -340,11 +336,14 @@ def tied_indices(pairs: list[Pairs]) -> Finding | None:
 
     if not pairs or not all(tied(p) for p in pairs):
         return None
-    later = all(bool((p.got > p.want).all()) for p in pairs)
+    later = (
+        " (a later one, in every failing case)" if all(bool((p.got > p.want).all()) for p in pairs) else ""
+    )
+    nan = any(bool(p.run.case.inputs[0][p.want.long()].isnan().any()) for p in pairs)  # NaN == NaN is False
+    same = "equal to the one at the right index" + (", or a NaN where that one is a NaN" if nan else "")
     return Finding(
         "ties",
-        "every wrong value is the index of another element equal to the one at the right index"
-        + (" (a later one, in every failing case)" if later else "")
-        + ": the maximum was found, and a tie was broken towards another of its copies",
+        f"every wrong value is the index of another element {same}{later}: the maximum was found, and a tie "
+        "was broken towards another of its copies",
         exact=True,
     )

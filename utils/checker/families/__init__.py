@@ -11,17 +11,18 @@ one of whose forms (variants) explains every failing case and contradicts no pas
 looks at the learner's code.
 
 One module per family, each owning its cases, predictions, messages and entries: `elementwise` (01), `sums`
-(02, 07) and `extremes` (03), which share `reductions`; `transforms` (04, 07: the norms and the count, with
-`lossy`), with `logsumexp` and `mean_var` (06) sharing its messages; `rows` (05, with `row_chunks` for a row
-split among programs), `softmax` (08, the capstone) with `softmax_online` (08's long rows, read in tiles)
-and `softmax_split` (08's exercise 3, a row split across programs), `norms` (09); and `backward`,
-`norm_backward` and `column_sums` (10, the backward passes). What they share is in
+(02, 07) and `extremes` and `argmax` (03), which share `reductions`; `transforms` (04, 07: the norms and the
+count, with `lossy`), with `logsumexp` and `mean_var` (06) sharing its messages; `rows` (05, with
+`row_chunks` for a row split among programs), `softmax` (08, the capstone) with `softmax_online` (08's long
+rows, read in tiles) and `softmax_split` (08's exercise 3, a row split across programs), `norms` (09); and
+`backward`, `norm_backward` and `column_sums` (10, the backward passes). What they share is in
 utils.checker.model (the types), utils.checker.predictions (how a prediction is recorded),
 utils.checker.data (input data) and utils.checker.messages; the mistakes any exercise can make (never
 written, out of bounds, ...) belong to the checker. CONTRIBUTING.md says how to add an exercise.
 """
 
 from utils.checker.families import (
+    argmax,
     backward,
     column_sums,
     elementwise,
@@ -43,6 +44,7 @@ EXERCISES: dict[str, Exercise] = registry(
     *elementwise.EXERCISES,
     *sums.EXERCISES,
     *extremes.EXERCISES,
+    *argmax.EXERCISES,
     *transforms.EXERCISES,
     *logsumexp.EXERCISES,
     *mean_var.EXERCISES,

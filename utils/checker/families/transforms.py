@@ -203,9 +203,8 @@ def _count_cases(large: bool) -> list[Case]:
         traits = frozenset({"fp16_inexact"} if (x != 0).sum() > 2048 else ())
         cases.append(Case(describe(n, kind), (x,), (1,), traits=traits))
     # Off the grid: NaN, and values too small for a square, a float16 or a threshold to keep non-zero
-    near_zero = [
-        Case(describe(n, "near zero"), (values(n, "near zero", seed=590 + n),), (1,)) for n in (7, 3001)
-    ]
+    kind = "zeros, tiny and nan"
+    near_zero = [Case(describe(n, kind), (values(n, kind, seed=590 + n),), (1,)) for n in (7, 3001)]
     return cases + [_fp16_exact_case()] + near_zero
 
 
