@@ -277,6 +277,14 @@ def softmax_backward_skips_zero_dy(y, dy, dx):
     dx[kept] = computed[kept]
 
 
+def layer_norm_dx_rstd_twice(x, w, dy, mean, rstd, dx):
+    # The outer rstd of dx = rstd * (w dy - mean(w dy) - x̂ mean(w dy x̂)) applied a second time
+    from tests.submissions.layer_norm_dx import CORRECT
+
+    CORRECT[0](x, w, dy, mean, rstd, dx)
+    dx.mul_(rstd[:, None])
+
+
 UNLISTED = [
     ("sum_atomic", sum_times_n, {"factor"}, WRONG_VALUES),
     ("sum_atomic", sum_halved, {"factor"}, WRONG_VALUES),
@@ -299,6 +307,7 @@ UNLISTED = [
         WRONG_VALUES,
     ),  # every 3rd row unwritten  # 1 where a row of -inf gives 0
     ("layer_norm", layer_norm_swapped, {"inputs"}, WRONG_VALUES),
+    ("layer_norm_dx", layer_norm_dx_rstd_twice, {"row_factor"}, WRONG_VALUES),  # "times that row's rstd"
     # its tiles' maxima are all equal (ties): the scratch of maxima proves nothing, and is not said
     ("argmax", argmax_ties_by_slot, {"ties"}, {"ties_not_lowest"}),
     ("sum_one_launch", sum_one_launch_counted_doubled, {"factor"}, WRONG_VALUES),
