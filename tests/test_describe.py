@@ -155,6 +155,20 @@ def test_never_written_elements_are_said():
     assert any("the last 200 elements" in t and "all of them never written" in t for t in texts), texts
 
 
+def test_a_one_value_out_never_written_is_said_with_its_cases():
+    unwritten = [
+        _run("sum_atomic", (values(n, "mixed", seed=n),), torch.full((1,), GARBAGE)) for n in (5, 700)
+    ]
+    written = _run("sum_atomic", (values(9, "mixed", seed=9),), lambda e: 2 * e)
+    said = [f.text for f in describe(EXERCISES["sum_atomic"], unwritten, unwritten)]
+    assert (
+        "out was never written in every failing case: it still holds its value from before the call" in said
+    )
+    runs = [*unwritten, written]
+    said = [f.text for f in describe(EXERCISES["sum_atomic"], runs, runs) if f.kind == "where"]
+    assert said == ["out was never written in 'N=5', 'N=700': it still holds its value from before the call"]
+
+
 def test_an_all_zero_result_is_said_as_zero_not_as_a_factor():
     """0 times the right value is no relation a mistake of arithmetic makes as such (an overflow to inf
     divided into, a reset after the launch): said plainly, and not as a structure that rules out a trait."""

@@ -100,8 +100,18 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
     """Which elements are wrong, and which were never written, on the failing cases."""
     findings: list[Finding] = []
     many = [run for run in failing if run.result.numel() > 1]
-    if not many:
-        return findings
+    if not many:  # one value a case: the cases that left it as it was
+        left = [
+            run.case.name for run in failing if run.result.numel() == 1 and run.result.item() == run.garbage
+        ]
+        if not left:
+            return findings
+        listed = ", ".join(f"'{name}'" for name in left[:3]) + (
+            f" and {len(left) - 3} more" if len(left) > 3 else ""
+        )
+        cases = "every failing case" if len(left) == len(failing) else listed
+        held = "it still holds its value from before the call"
+        return [Finding("where", f"out was never written in {cases}: {held}")]
     masks = [(run, wrong_mask(exercise, run)) for run in many]
 
     tail = _block_pattern(masks, _last_of_block)
