@@ -415,3 +415,57 @@ def test_rows_scaled_are_not_said_when_one_row_is_not_a_multiple_or_all_share_on
     x = values(5, "mixed", seed=9).view(5, 1)
     runs = [_run("softmax", (x,), lambda e: e * torch.arange(1.0, 6.0)[:, None].double(), out_shape=(5, 1))]
     assert "row_factor" not in _kinds("softmax", runs)
+
+
+def test_a_result_that_is_an_earlier_calls_answer_for_its_keywords_or_dtype_is_said():
+    """After a passing call of the same shape with eps=1e-3 (or in float16), a failing call whose whole result
+    is the right answer for that eps (or rounded through float16) is said to meet what that call left;
+    a result that is only wrong is not."""
+    from utils.checker.splits import after_same_shape
+
+    exercise = EXERCISES["layer_norm"]
+    x = values(5 * 40, "mixed", seed=7).view(5, 40) * 0.03
+    w, b = values(40, "positive", seed=8), values(40, "mixed", seed=9)
+
+    def run(case, result):
+        expected = exercise.reference(*(t.double() for t in case.inputs), **case.kwargs)
+        return Run(case, result.double(), expected, GARBAGE, True, (), None)
+
+    first = Case("with eps=1e-3", (x, w, b), (5, 40), keywords=(("eps", 1e-3),))
+    x2 = values(5 * 40, "mixed", seed=11).view(5, 40) * 0.03  # other data: out's old values say nothing
+    second = Case("default eps", (x2, w, b), (5, 40))
+    before = run(first, exercise.reference(x.double(), w.double(), b.double(), eps=1e-3))
+    kept = run(second, exercise.reference(x2.double(), w.double(), b.double(), eps=1e-3))
+    said = after_same_shape(exercise, [before, kept], [kept])
+    assert (
+        len(said) == 1
+        and "is the right answer for the keywords (eps=0.001) of 'with eps=1e-3'" in said[0].text
+    )
+    wrong = run(second, kept.expected * 1.01)
+    assert after_same_shape(exercise, [before, wrong], [wrong]) == []
+
+    softmax = EXERCISES["softmax"]
+    y = values(4 * 30, "mixed", seed=10).view(4, 30)
+    half = Case(
+        "float16", (values(4 * 30, "mixed", seed=12).view(4, 30).half(),), (4, 30), out_dtype=torch.float16
+    )
+    single = Case("float32", (y,), (4, 30))
+    through_half = torch.softmax(y.half().double(), 1).half()
+    runs = [
+        Run(
+            half,
+            torch.softmax(half.inputs[0].double(), 1),
+            torch.softmax(half.inputs[0].double(), 1),
+            GARBAGE,
+            True,
+            (),
+            None,
+        ),
+        Run(single, through_half.double(), torch.softmax(y.double(), 1), GARBAGE, True, (), None),
+    ]
+    said = after_same_shape(softmax, runs, runs[1:])
+    assert (
+        len(said) == 1 and "the right answer in float16 (each value one that float16 holds)" in said[0].text
+    )
+    runs[1] = Run(single, runs[1].expected + 1e-6, runs[1].expected, GARBAGE, True, (), None)
+    assert after_same_shape(softmax, runs, runs[1:]) == []

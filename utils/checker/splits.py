@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import torch
 
-from utils.checker.judge import Run
+from utils.checker.judge import Run, agree
 from utils.checker.model import Exercise
 from utils.checker.relations import Finding, reduced_length, row_count, wrong_mask
 
@@ -53,32 +54,73 @@ def _by_trait(runs: list[Run], failing: list[Run]) -> list[Finding]:
 def after_same_shape(exercise: Exercise, runs: list[Run], failing: list[Run]) -> list[Finding]:
     """A failing case whose wrong elements hold exactly what a passing case of the same shapes, run before
     it, left in out at those places (two different values at least, so that a constant both share proves
-    nothing): whatever a function keeps between calls by shape reaches it there. A condition, not a finding
-    about the values: utils.checker.describe lists it after them."""
+    nothing), or whose whole result is the right answer for that case's keywords or dtypes: whatever a
+    function keeps between calls by shape reaches it there. A condition, not a finding about the values:
+    utils.checker.describe lists it after them."""
     found, failed = [], {id(run) for run in failing}
+    keeps = "if your function keeps anything between calls by shape (a cached result, maximum, sum, buffer, "
+    keeps += "plan or launch), it reaches this case from that one"
     for i, run in enumerate(runs):
         if id(run) not in failed or run.result.shape != run.expected.shape:
             continue
         wrong = wrong_mask(exercise, run)
         got = run.result.reshape(-1)[wrong]
-        if got.unique().numel() < 2:
-            continue
         shapes = [x.shape for x in run.case.inputs]
         for before in reversed(runs[:i]):
-            same = id(before) not in failed and shapes == [x.shape for x in before.case.inputs]
-            if (
-                same
-                and before.result.shape == run.result.shape
-                and torch.equal(before.result.reshape(-1)[wrong], got)
-            ):
-                text = (
-                    f"'{run.case.name}' holds, where it is wrong, what '{before.case.name}' (of the same "
-                    "shape, run before it, passed) left there: if your function keeps anything between calls "
-                    "by shape (a cached result, maximum, sum or buffer), it reaches this case from that one"
+            if id(before) in failed or shapes != [x.shape for x in before.case.inputs]:
+                continue
+            ran = f"'{before.case.name}' (of the same shape, run before it, passed)"
+            if got.unique().numel() >= 2 and before.result.shape == run.result.shape:
+                if torch.equal(before.result.reshape(-1)[wrong], got):
+                    found.append(
+                        Finding(
+                            "same_shape",
+                            f"'{run.case.name}' holds, where it is wrong, what {ran} left there: {keeps}",
+                        )
+                    )
+                    break
+            answer = _answer_for_call(exercise, run, before)
+            if answer:
+                found.append(
+                    Finding("same_shape", f"'{run.case.name}' is the right answer {answer} of {ran}: {keeps}")
                 )
-                found.append(Finding("same_shape", text))
                 break
     return found
+
+
+def _answer_for_call(exercise: Exercise, run: Run, before: Run) -> str | None:
+    """Whether run's whole result is the right answer for its inputs with before's keywords (eps=, CHUNK=),
+    or in before's dtypes (inputs and out cast, judged with that dtype's tolerance, every value one that out's
+    dtype there holds); in words, or None."""
+    inputs, kwargs = run.case.inputs, run.case.kwargs
+    tries = []
+    if before.case.kwargs != kwargs:
+        words = ", ".join(f"{k}={v}" for k, v in before.case.kwargs.items()) or "the default keywords"
+        tries.append((f"for the keywords ({words})", inputs, before.case.kwargs, run.case))
+    dtypes = [x.dtype for x in before.case.inputs]
+    narrow = before.case.out_dtype
+    got = run.result.reshape(-1)
+    # every value one that before's out dtype holds: a result within its tolerance alone says too little
+    if dtypes != [x.dtype for x in inputs] and torch.equal(got, got.to(narrow).double()):
+        cast = tuple(x.to(d) for x, d in zip(inputs, dtypes))
+        name = str(before.case.inputs[0].dtype).removeprefix("torch.")
+        tries.append(
+            (
+                f"in {name} (each value one that {name} holds), the dtype",
+                cast,
+                kwargs,
+                replace(run.case, inputs=cast, out_dtype=before.case.out_dtype),
+            )
+        )
+    for words, xs, call_kwargs, case in tries:
+        try:
+            want = exercise.reference(*(x.double() for x in xs), **call_kwargs).to(case.out_dtype).double()
+        except Exception:  # keywords the reference does not take: no evidence
+            continue
+        want = want.reshape(-1)
+        if want.shape == got.shape and bool(agree(exercise, case, got, want).all()):
+            return words
+    return None
 
 
 def _sizes(runs: list[Run]) -> list[tuple[str, Callable[[Run], int]]]:

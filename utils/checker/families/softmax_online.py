@@ -30,7 +30,7 @@ from utils.checker.families.softmax import (
 from utils.checker.families.softmax import (
     EXERCISES as SOFTMAX_EXERCISES,
 )
-from utils.checker.model import Case, mistakes
+from utils.checker.model import Case, mistakes, row_case
 from utils.checker.predictions import POWERS_OF_TWO, Predictions, predict
 
 ONLINE_MESSAGES = {
@@ -123,6 +123,15 @@ def _online_cases(large: bool) -> list[Case]:
     x[:, :9000] = NEG_INF
     name = "2x12000 float32 -inf for 9000 columns, then values, contiguous"
     cases.append(Case(name, (x,), (2, 12000), traits=frozenset({"neg_inf_run", "starts_neg_inf"})))
+
+    # a step of 200 at column 8,192, the start of a tile for every tile up to 8,192: a tile's exponentials
+    # summed against the maximum before it, then rescaled, overflow there; and a transposed row of more
+    # than one tile (a pointer moved by BLOCK_SIZE elements, not BLOCK_SIZE column strides)
+    x = values(2 * 20001, "mixed", 892).view(2, 20001)
+    x[:, 8192:] += 200.0
+    cases.append(Case("2x20001 float32 a step of 200 at column 8192, contiguous", (x,), (2, 20001)))
+    x = values(3 * 9000, "mixed", 891).view(3, 9000)
+    cases.append(row_case((x,), (3, 9000), "mixed", "transposed"))
 
     if large:
         x = values(8 * 65536, "mixed", 899).view(8, 65536)

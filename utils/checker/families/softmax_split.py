@@ -111,8 +111,10 @@ def _split_cases(large: bool) -> list[Case]:
     cases = _online_cases(large)  # among them rows of 20,001 columns whose maxima move
     # called with CHUNK=512, below the default tile of 1,024 columns and cutting each row into 12 chunks
     # (more than 8 pairs)
-    name = "2x6001 float32 rising and falling, contiguous, CHUNK=512"
-    cases.append(Case(name, (_waves(2, 6001, 894),), (2, 6001), keywords=(("CHUNK", 512),)))
+    # (after the same rows with the default CHUNK: a plan kept by shape alone, not by CHUNK, fails)
+    name = "2x6001 float32 rising and falling, contiguous"
+    cases.append(Case(name, (_waves(2, 6001, 894),), (2, 6001)))
+    cases.append(Case(name + ", CHUNK=512", (_waves(2, 6001, 894),), (2, 6001), keywords=(("CHUNK", 512),)))
     x = values(3 * 9000, "mixed", 896).view(3, 9000)
     x[:, :5000] = NEG_INF
     name = "3x9000 float32 -inf for 5000 columns, then values, contiguous"
