@@ -28,6 +28,7 @@ TRAIT_WORDS = {
     "neg_inf_run": "whose rows start with a run of -inf",
     "starts_neg_inf": "whose rows start with -inf (a row of -inf among them)",
     "called_n_splits": "called with n_splits=8",
+    "saved_eps": "whose mean and rstd a forward saved with an eps other than 1e-5",
 }
 
 

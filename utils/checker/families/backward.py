@@ -96,6 +96,8 @@ def _cases(large: bool) -> list[Case]:
         (12, 40, "dy 0 in every 3rd row", f32, "contiguous"),
         # dx is 0 wherever y is: a kernel that skips those lanes leaves dx as it was
         (8, 100, "y with zeros", f32, "contiguous"),
+        # the rows of the mixed case again, wider than its tile of 512: a plan kept by the number of rows
+        (37, 640, "mixed", f32, "contiguous"),
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]

@@ -9,13 +9,12 @@ then a pass that uses both, as in the forward: x and dy read once, dx written on
 The mistakes are the formula's (the outer rstd left out, either mean term left out, the weight left out
 of g) and the row's (a mean taken over the tile's lanes instead of n_cols, or over n_cols - 1; the row
 offset; the strides). The battery holds one row, many short rows, widths that are not powers of two,
-rows with a large mean (3,000), float16 x and dy, transposed and sliced views, and x and dy laid out
-differently (x transposed, dy contiguous).
+rows with a large mean (3,000) and constant rows (xhat 0), float16 x and dy, transposed and sliced views,
+and x and dy laid out differently (x transposed, dy contiguous).
 
-rms_norm_dx(x, w, dy, rstd, dx) is the same for an RMSNorm: xhat = x * rstd[r] and dx[r, :] = rstd[r] *
-(g - xhat * c1), one reduction, no mean; its cases are the same rows, less those of mean 3,000, with
-rstd = 1 / sqrt(mean(x^2) + eps). Its own mistake is LayerNorm's c2, the row's mean of g, subtracted as
-well (`mean_of_g_subtracted`).
+rms_norm_dx(x, w, dy, rstd, dx) is the same for an RMSNorm: xhat = x * rstd[r], dx[r, :] = rstd[r] * (g -
+xhat * c1), no mean; its cases are the same rows bar those of mean 3,000, rstd = 1 / sqrt(mean(x^2) + eps).
+Its own mistake is LayerNorm's c2, the row's mean of g, subtracted as well (`mean_of_g_subtracted`).
 """
 
 from __future__ import annotations
@@ -57,8 +56,8 @@ MESSAGES = {
     "ignores_strides": BACKWARD_MESSAGES["ignores_strides"],
     "fp16_accumulation": "only float16 cases fail, and each passes when run again on values whose sums "
     "float16 holds exactly: the arithmetic went through float16, which keeps 11 significant bits (the "
-    "row's sums, x - mean or the products, done in the inputs' dtype, or a sum converted to it). Convert "
-    "the loaded tiles with .to(tl.float32), compute in float32, and convert only what you store.",
+    "row's sums, x - mean or the products, done in the inputs' dtype, or a sum, the mean or rstd converted "
+    "to it). Convert loaded tiles with .to(tl.float32), keep the mean and rstd in float32, convert only dx.",
 }
 _WORDS = dict(identity="other=0.0 for x, dy and w", reset="nothing: dx is stored", out="dx")
 
@@ -96,13 +95,14 @@ def _inputs(rows: int, cols: int, kind: str, dtype: torch.dtype, seed: int) -> t
     dy = values(rows * cols, "mixed", seed + 2).double().view(rows, cols)
     if kind == "zeros in x and dy":  # a ReLU's output, a masked loss's dy: counts taken from x != 0 show
         x, dy[:, ::4] = x.clamp_min(0.0), 0.0
+    if kind == "constant rows":  # xhat 0 there, yet dx = rstd (g - mean(g)), rstd 1 / sqrt(eps)
+        x[::3] = 1.5
     x, dy = x.to(dtype), dy.to(dtype)
     return x, w, dy, *saved_statistics(x, eps)
 
 
 def _other_values(inputs: tuple[torch.Tensor, ...]) -> tuple[tuple[torch.Tensor, ...], str]:
-    """The probes' B (Exercise.other_values): x, w and dy scaled and shifted, with the mean and rstd a
-    forward saves for that x (scaled, an rstd would be negative, which no forward saves)."""
+    """The probes' B (Exercise.other_values): x, w and dy scaled and shifted, with that x's mean and rstd."""
     x, w, dy = map(scaled_and_shifted, inputs[:3])
     other = (x, w, dy, *saved_statistics(x))
     return other, "A's x, w and dy times -1.5, plus 0.25, with the mean and rstd of that x"
@@ -127,6 +127,7 @@ def _cases(large: bool) -> list[Case]:
         (5, 1, "mixed", f32, "contiguous"),  # rows of one column: dx is 0
         (4, 257, "zeros in x and dy", f32, "contiguous"),  # one past a chunk of 128 or 256
         (6, 512, "mixed", f32, "contiguous"),  # a multiple of every chunk up to 512: no partial last one
+        (9, 300, "constant rows", f32, "contiguous"),
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
@@ -134,6 +135,7 @@ def _cases(large: bool) -> list[Case]:
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):
         inputs = _inputs(rows, cols, kind, dtype, 1500 + 3 * i)
         traits = frozenset({kind}) & {"mean 3000", *OTHER_EPS}
+        traits |= {"saved_eps"} if kind in OTHER_EPS else set()  # the kinds of another eps, as one trait
         cases.append(row_case(inputs, (rows, cols), kind, layout, traits, out_dtype=dtype))
     return cases
 
@@ -152,10 +154,9 @@ def _dx(x, w, dy, mean, rstd, count=None, rstd_factor=True, c1_term=True, c2_ter
 def _tolerance(case: Case) -> tuple[torch.Tensor, float]:
     """(atol per element of dx, rtol): each mean is a float32 sum of n terms, which errs by about sqrt(n)
     roundings of the largest (16 epsilons per sqrt(n), as the checker's sums allow); xhat rounds x - mean
-    and its scale, each by an epsilon of |x - mean| * rstd (x - mean is exact where x and the mean are
-    within a factor of 2 of each other, so a kernel that scales first, x * rstd - mean * rstd, loses more
-    where the mean is large: the "mean 3000" case shows it); the bracket and the scale by rstd add a few
-    roundings more. A float16 dx rounds by up to 2^-11 relative, and by half of 2^-24 below 2^-14."""
+    and its scale, each by an epsilon of |x - mean| * rstd (x - mean is exact within a factor of 2 of the
+    mean, so x * rstd - mean * rstd loses more for "mean 3000"); the bracket and the scale by rstd add a few
+    roundings. A float16 dx rounds by 2^-11 relative, 2^-25 below 2^-14."""
     x, w, dy, mean, rstd = (t.double() for t in case.inputs)
     n = x.shape[1]
     eps = 2.0**-24
@@ -272,8 +273,7 @@ def rms_statistics(x: torch.Tensor, eps: float = EPS) -> torch.Tensor:
 
 
 def _as_layer_norm(inputs) -> tuple[torch.Tensor, ...]:
-    """An RMSNorm case's (x, w, dy, rstd) as a LayerNorm's (x, w, dy, mean, rstd), mean 0: the formulas and
-    their tolerance are LayerNorm's with the mean left out."""
+    """An RMSNorm case's (x, w, dy, rstd) as a LayerNorm's (x, w, dy, mean, rstd) with mean 0."""
     x, w, dy, rstd = inputs
     return x, w, dy, torch.zeros_like(rstd), rstd
 
