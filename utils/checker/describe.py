@@ -101,15 +101,15 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
     findings: list[Finding] = []
     many = [run for run in failing if run.result.numel() > 1]
     if not many:  # one value a case: the cases that left it as it was
-        left = [
+        untouched = [
             run.case.name for run in failing if run.result.numel() == 1 and run.result.item() == run.garbage
         ]
-        if not left:
+        if not untouched:
             return findings
-        listed = ", ".join(f"'{name}'" for name in left[:3]) + (
-            f" and {len(left) - 3} more" if len(left) > 3 else ""
+        listed = ", ".join(f"'{name}'" for name in untouched[:3]) + (
+            f" and {len(untouched) - 3} more" if len(untouched) > 3 else ""
         )
-        cases = "every failing case" if len(left) == len(failing) else listed
+        cases = "every failing case" if len(untouched) == len(failing) else listed
         held = "it still holds its value from before the call"
         return [Finding("where", f"out was never written in {cases}: {held}")]
     masks = [(run, wrong_mask(exercise, run)) for run in many]
