@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import torch
 
 from utils.checker import relations
-from utils.checker.judge import Run, agree, close
+from utils.checker.judge import Run, answers, close
 from utils.checker.model import Exercise
 from utils.checker.relations import NAMED_CONSTANTS, Finding, wrong_mask
 from utils.checker.rows import other_rows, row_factors
@@ -203,16 +203,16 @@ def other_inputs(exercise: Exercise, failing: list[Run]) -> Finding | None:
         return None
 
     def matches(make: Callable[[tuple[torch.Tensor, ...]], tuple[torch.Tensor, ...]]) -> bool:
-        for run in runs:
-            try:
-                changed = make(tuple(x.double() for x in run.case.inputs))
-                want = exercise.reference(*changed, **run.case.kwargs).reshape(-1)
-            except Exception:  # changed inputs the reference cannot take: no evidence
-                return False
-            got = run.result.reshape(-1)
-            if got.shape != want.shape or not bool(agree(exercise, run.case, got, want).all()):
-                return False
-        return True
+        return all(
+            answers(
+                exercise,
+                run.case,
+                run.result,
+                make(tuple(x.double() for x in run.case.inputs)),
+                run.case.kwargs,
+            )
+            for run in runs
+        )
 
     for c, name in NAMED_CONSTANTS[:5]:
 

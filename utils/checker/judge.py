@@ -75,6 +75,17 @@ def close(exercise: Exercise, case: Case, got: torch.Tensor, want: torch.Tensor,
     return got.shape == want.shape and bool(agree(exercise, case, got, want, slack).all())
 
 
+def answers(exercise: Exercise, case: Case, got: torch.Tensor, inputs, kwargs, out_dtype=None) -> bool:
+    """Is `got` the reference's answer for `inputs` and `kwargs` (rounded to `out_dtype`, if given), within
+    `case`'s tolerance? Inputs or keywords the reference cannot take are no evidence: False."""
+    try:
+        want = exercise.reference(*(x.double() for x in inputs), **kwargs)
+    except Exception:
+        return False
+    want = want if out_dtype is None else want.to(out_dtype).double()
+    return close(exercise, case, got.reshape(-1), want.reshape(-1))
+
+
 def stale_slack(run: Run) -> float:
     """Rounding allowed when a result was accumulated in float32 on top of the garbage out held before."""
     return 16 * torch.finfo(torch.float32).eps * math.sqrt(run.case.n + 1) * abs(run.garbage)

@@ -83,11 +83,6 @@ def other_rows(exercise: Exercise, failing: list[Run]) -> Finding | None:
     return None
 
 
-# How far a row's values may stray from its factor times the right ones, relative to the row's largest right
-# value, by the dtype out is written in: its rounding, or RELATION_RTOL for float32 and float64
-_ROUNDING = {torch.float16: 2.0**-10, torch.bfloat16: 2.0**-7}
-
-
 def row_factors(exercise: Exercise, failing: list[Run]) -> Finding | None:
     """On 2-D outputs: every wrong row is its right values times a factor of its own, the factors not all
     one number (relations.factor says that one). Each wrong row's factor is read off its largest right
@@ -104,7 +99,9 @@ def row_factors(exercise: Exercise, failing: list[Run]) -> Finding | None:
             return None
         got = run.result.double().reshape(shape)
         want = run.expected.double().reshape(shape)
-        rtol = _ROUNDING.get(run.case.out_dtype, RELATION_RTOL)
+        # how far the row may stray from c times its right values, relative to its largest: out's rounding
+        narrow = run.case.out_dtype in (torch.float16, torch.bfloat16)
+        rtol = torch.finfo(run.case.out_dtype).eps if narrow else RELATION_RTOL
         wrong_rows = wrong_mask(exercise, run).reshape(shape).any(dim=1).nonzero().flatten()
         for row in wrong_rows.tolist():
             g, w = got[row], want[row]

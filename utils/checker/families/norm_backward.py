@@ -236,7 +236,7 @@ def _dx_predictions(inputs: tuple[torch.Tensor, ...], layer: bool, saved_eps: bo
 
 
 def _predictions(case: Case, on_gpu: bool) -> Predictions:
-    return _dx_predictions(case.inputs, layer=True, saved_eps=bool(case.traits & OTHER_EPS.keys()))
+    return _dx_predictions(case.inputs, layer=True, saved_eps="saved_eps" in case.traits)
 
 
 EXERCISES = [
@@ -312,9 +312,7 @@ def _rms_float16_exact(case: Case) -> Case:
 
 
 def _rms_predictions(case: Case, on_gpu: bool) -> Predictions:
-    return _dx_predictions(
-        _as_layer_norm(case.inputs), layer=False, saved_eps=bool(case.traits & OTHER_EPS.keys())
-    )
+    return _dx_predictions(_as_layer_norm(case.inputs), layer=False, saved_eps="saved_eps" in case.traits)
 
 
 _RMS_MESSAGES = {code: text for code, text in MESSAGES.items() if code != "mean_of_g_missing"}
