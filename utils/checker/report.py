@@ -27,7 +27,8 @@ class ExerciseFailed(AssertionError):
 
 
 def fmt(value: float) -> str:
-    return f"{value:.7g}"
+    """A value as the report prints it: integers (indices, counts) whole, floats to 7 digits."""
+    return str(value) if isinstance(value, int) else f"{value:.7g}"
 
 
 def passed_row(run: Run) -> tuple[str, str, str]:
