@@ -3,7 +3,8 @@ what the compiler prints.
 
 Triton ships its own ptxas, so `triton.compile` can target sm_75 (Colab's T4) or sm_90 (H100/H200) on any
 machine. With TRITON_INTERPRET=1 even Triton's own library functions (`tl.sum`, ...) are interpreted and
-cannot be compiled in that process, so there the kernel's source is compiled in a fresh Python process.
+cannot be compiled in that process, so there the kernel's source, with the helpers and constants it reads
+(utils.kernel_source), is compiled in a fresh Python process.
 Some compiler errors (Triton 3.6's MLIR verifier, for one) are printed rather than put into the exception,
 partly by C++ straight to file descriptor 2: `captured_fds` collects them, stream by stream, and `explain`
 prints the lines that name the problem with the stream each came from. `compile_as_launched` compiles the
@@ -25,33 +26,11 @@ import re
 import subprocess
 import sys
 import tempfile
-import textwrap
 
+from utils.kernel_source import KernelSource
 from utils.setup import interpreting
 
 _COURSE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _constants_read(function) -> str:
-    """Source lines that re-create the module-level constants `function` reads, as the kind they are.
-
-    The separate compiling process sees only the kernel's source, so a global it reads would be missing
-    there and fail for that reason alone. A plain Python number stays a plain number (which the compiler
-    refuses inside a kernel, as it does on a GPU) and a `tl.constexpr` stays a constexpr.
-    """
-    import triton.language as tl
-
-    def literal(value) -> str:  # float("-inf") has no literal of its own
-        return f"float({str(value)!r})" if isinstance(value, float) else repr(value)
-
-    found = []
-    for name in function.__code__.co_names:
-        value = function.__globals__.get(name)
-        if isinstance(value, tl.constexpr) and isinstance(value.value, (bool, int, float)):
-            found.append(f"{name} = tl.constexpr({literal(value.value)})\n")
-        elif isinstance(value, (bool, int, float)):
-            found.append(f"{name} = {literal(value)}\n")
-    return "".join(found)
 
 
 # The course's names for arguments: a pointer ends in _ptr and points to float32, except these.
@@ -105,13 +84,7 @@ def compile_for(
     if not interpreting():
         return _compile(kernel, signature, constexprs, positions, arch, num_warps)
     function = kernel.fn  # the interpreter wraps the Python function; compile its source elsewhere
-    body = textwrap.dedent(inspect.getsource(function)).split("\n", 1)[1]  # drop the original decorator line
-    code = (
-        "import triton\nimport triton.language as tl\n\n"
-        + _constants_read(function)
-        + "\n\n@triton.jit\n"
-        + body
-    )
+    code = KernelSource(kernel).text
     with tempfile.TemporaryDirectory() as folder:
         path, out = os.path.join(folder, "kernel_source.py"), os.path.join(folder, "asm.json")
         with open(path, "w") as f:
@@ -194,24 +167,41 @@ def _main(argv: list[str]) -> None:
         )
 
 
-_TORCH_TYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int32": "i32", "int64": "i64"}
+_TORCH_TYPES = {
+    "float32": "fp32",
+    "float16": "fp16",
+    "bfloat16": "bf16",
+    "float64": "fp64",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u8",
+    "bool": "i1",
+}
 
 
 def compile_as_launched(kernel, args: dict, constexprs: dict, *, arch: int = 75, num_warps: int = 4) -> dict:
     """Compile `kernel` for sm_<arch> as a launch with these arguments would, without launching it.
 
     `args` maps each runtime argument's name to what the launch passes: a tensor (any device, "meta"
-    included: only its dtype and address matter) or an int. Like Triton's JIT at a launch, an int equal to 1
-    becomes a constant, and a 16-byte aligned pointer or an int divisible by 16 is marked
-    tt.divisibility = 16. Returns `compile_for`'s stages.
+    included: only its dtype and address matter), an int, a float, a bool or None. Like Triton's JIT at a
+    launch, an int equal to 1 and None become constants, and a 16-byte aligned pointer or an int divisible
+    by 16 is marked tt.divisibility = 16. Returns `compile_for`'s stages.
     """
     signature, divisible, ones = {}, [], {}
     for name, value in args.items():
+        if value is None:
+            signature[name], ones[name] = "constexpr", None
+            continue
+        if isinstance(value, (bool, float)):
+            signature[name] = "i1" if isinstance(value, bool) else "fp32"
+            continue
         if isinstance(value, int):
             if value == 1:
                 signature[name], ones[name] = "constexpr", 1
                 continue
-            signature[name] = "i32"
+            signature[name] = "i32" if -(2**31) <= value < 2**31 else "i64"
             aligned = value % 16 == 0
         else:
             signature[name] = "*" + _TORCH_TYPES[str(value.dtype).removeprefix("torch.")]
