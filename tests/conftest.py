@@ -6,6 +6,9 @@ import os
 # tensors are small, and with two test workers on two cores (./course.sh test) each process's OpenMP
 # threads only compete (measured on two cores: the whole suite ran about 15% faster).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# The checker's compile for a GPU after a pass in the interpreter (utils.checker.gpu_compile) costs about a
+# second a kernel: tests/test_gpu_compile.py runs it, the other tests and the notebooks' check cells skip it.
+os.environ.setdefault("COURSE_COMPILE_CHECK", "0")
 
 import torch  # noqa: E402
 

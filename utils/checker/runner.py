@@ -35,7 +35,7 @@ import warnings
 
 import torch
 
-from utils.checker import keys, probes, races, second_looks
+from utils.checker import gpu_compile, keys, probes, races, second_looks
 from utils.checker.access import find_out_of_bounds
 from utils.checker.bounds import guarded, take_near_reads
 from utils.checker.diagnose import diagnose
@@ -83,11 +83,16 @@ def check(exercise_id: str, fn) -> bool:
     # Within a second, something on the screen: the battery takes seconds in the interpreter.
     print(f"{exercise.id}: checking {len(cases)} cases on the {device}...", flush=True)
     __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
+    compiling = not on_gpu and gpu_compile.enabled()  # a GPU compiles every launch itself
     try:
-        note = _judge(exercise, fn, device, cases, on_gpu)
+        with gpu_compile.first_launches() if compiling else contextlib.nullcontext({}) as launched:
+            note = _judge(exercise, fn, device, cases, on_gpu)
     except NotImplementedError:
         print(f"{exercise.id}: not attempted yet. Hint: {exercise.hint}")
         return False
+    refused = gpu_compile.refusals(launched) if compiling else []
+    if refused:
+        raise ExerciseFailed(gpu_compile.report(exercise.id, refused), ["gpu_compile_refused"])
     sizes = [case.n for case in cases]
     span = f"N from {min(sizes):,} to {max(sizes):,} elements of {exercise.input_names[0]}"
     print(f"{exercise.id}: all {len(cases)} cases passed ({device}, {span}{note}).")
