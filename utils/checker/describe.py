@@ -110,8 +110,8 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
             f" and {len(untouched) - 3} more" if len(untouched) > 3 else ""
         )
         cases = "every failing case" if len(untouched) == len(failing) else listed
-        held = "it still holds its value from before the call"
-        return [Finding("where", f"out was never written in {cases}: {held}")]
+        held = "never written, or written back with it (a max or a sum that took out's old value in)"
+        return [Finding("where", f"out still holds its value from before the call in {cases}: {held}")]
     masks = [(run, wrong_mask(exercise, run)) for run in many]
 
     tail = _block_pattern(masks, _last_of_block)

@@ -82,8 +82,9 @@ TILE_MESSAGES = {
     "over the rest, offsets missing pid * BLOCK_SIZE, a second stage that reads only its first block of "
     "partials, or an n too small given to the kernel (a length read from another tensor: out.numel() where "
     "x.numel() is meant).",
-    "tail_not_processed": "the last, partial tile was skipped: the grid must be triton.cdiv(n, BLOCK_SIZE), "
-    "not n // BLOCK_SIZE.",
+    "tail_not_processed": "the end of x, past a multiple of a power of two, was left out: the last, partial "
+    "tile skipped (the grid must be triton.cdiv(n, BLOCK_SIZE), not n // BLOCK_SIZE), or x shared among "
+    "programs in parts rounded down (n // programs each: round up, and end the last part at n).",
     "grid_block_mismatch": "the grid and the kernel disagree on BLOCK_SIZE: the launch made "
     "triton.cdiv(n, B) programs for a larger B than the kernel's tiles, so the end of x was never "
     "covered. Use one BLOCK_SIZE for both: kernel[(triton.cdiv(n, BLOCK_SIZE),)](..., "

@@ -50,6 +50,8 @@ def failing_row(exercise: Exercise, run: Run) -> tuple[str, str, str]:
             if got == run.garbage
             else "NaN"
             if math.isnan(got)
+            else "a number where NaN is right"
+            if math.isnan(want)
             else f"off by {fmt(got - want)}"
         )
         return fmt(want), fmt(got), note

@@ -135,6 +135,7 @@ def _norm_cases(large: bool) -> list[Case]:
         (3, 5000, "mixed", f32, "transposed"),
         # the shape called with eps=1e-3 above, with the default eps: a launch kept by shape holds the old eps
         (5, 200, "near 0.03", f32, "contiguous"),
+        (2, 5000, "near 0.03, eps=1e-3", f32, "contiguous"),  # wider than 4,096: a wide path that drops eps
     ]
     cases = []
     for i, (rows, cols, kind, dtype, layout) in enumerate(specs):

@@ -100,6 +100,8 @@ def _row_cases(large: bool) -> list[Case]:
         (9, 1, "mixed", torch.float32, "sliced"),  # a column of a wider matrix: reshape(-1) is no copy
         (3, 2049, "mixed", torch.float32, "transposed"),  # a second tile of 2,048 along strided columns
         (9, 256, "mixed", torch.float32, "contiguous"),  # the tile divides the row, not the rows (9)
+        (1, 4096, "overflow", torch.float16, "contiguous"),  # one row: a path of its own overflows too
+        (3, 9000, "positive", torch.float32, "transposed"),  # past a tile of 8,192, the largest one
     ]
     if large:
         shapes += [
