@@ -5,10 +5,12 @@ the compiler's words, and what compiles passes, helpers, constants and modules i
 import math
 
 import pytest
+import torch
 import triton
 import triton.language as tl
 
 from utils.check import ExerciseFailed, check
+from utils.checker.gpu_compile import Launched, refusals
 from utils.setup import runs_on_gpu
 
 pytestmark = pytest.mark.skipif(runs_on_gpu(), reason="on a GPU every launch compiles anyway")
@@ -109,3 +111,11 @@ def test_jit_helpers_constexpr_globals_modules_and_float_arguments_compile(capsy
 def test_off_when_asked(monkeypatch):
     monkeypatch.setenv("COURSE_COMPILE_CHECK", "0")
     assert check("relu", relu_plain_global)
+
+
+def test_a_launch_it_cannot_reproduce_gets_no_verdict():
+    odd = torch.zeros(4, dtype=torch.complex64)  # no Triton type of that name
+    launched = Launched(
+        _relu_helpers_kernel, {"x_ptr": odd, "out_ptr": odd, "n": 4, "scale": 1.0}, {"BLOCK_SIZE": 4}, 4
+    )
+    assert refusals({"_relu_helpers_kernel": launched}) == []
