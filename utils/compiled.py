@@ -189,7 +189,9 @@ def compile_as_launched(kernel, args: dict, constexprs: dict, *, arch: int = 75,
     launch, an int equal to 1 and None become constants, and a 16-byte aligned pointer or an int divisible
     by 16 is marked tt.divisibility = 16. Returns `compile_for`'s stages.
     """
-    signature, divisible, ones = {}, [], {}
+    signature: dict[str, str] = {}
+    divisible: list[str] = []
+    ones: dict[str, int | None] = {}
     for name, value in args.items():
         if value is None:
             signature[name], ones[name] = "constexpr", None

@@ -72,7 +72,8 @@ def _launched(kernel, function, args, kwargs) -> Launched:
     # bind, not bind_partial: a launch short of an argument fails in the battery; it is not compiled here
     bound = inspect.signature(function).bind(*args, **{k: v for k, v in kwargs.items() if k in parameters})
     bound.apply_defaults()
-    given, constexprs = {}, {}
+    given: dict[str, object] = {}
+    constexprs: dict[str, object] = {}
     for name, value in bound.arguments.items():
         (constexprs if "constexpr" in str(parameters[name].annotation) else given)[name] = value
     return Launched(kernel, given, constexprs, int(kwargs.get("num_warps") or 4))

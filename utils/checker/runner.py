@@ -84,8 +84,11 @@ def check(exercise_id: str, fn) -> bool:
     print(f"{exercise.id}: checking {len(cases)} cases on the {device}...", flush=True)
     __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
     compiling = not on_gpu and gpu_compile.enabled()  # a GPU compiles every launch itself
+    launched: dict[str, gpu_compile.Launched] = {}
     try:
-        with gpu_compile.first_launches() if compiling else contextlib.nullcontext({}) as launched:
+        with contextlib.ExitStack() as recording_launches:
+            if compiling:
+                launched = recording_launches.enter_context(gpu_compile.first_launches())
             note = _judge(exercise, fn, device, cases, on_gpu)
     except NotImplementedError:
         print(f"{exercise.id}: not attempted yet. Hint: {exercise.hint}")
