@@ -22,6 +22,8 @@ How mistakes become visible, on the GPU and in the interpreter alike, without Tr
   must make one Triton launch and no torch operation on the device (utils.launches), every call must be
   right, and what the calls leave in the workspace is reported (the state probe,
   utils.checker.one_launch).
+- on a CPU, once every case has passed, each kernel the battery launched is compiled for a GPU
+  (utils.checker.gpu_compile): what the interpreter ran but the compiler refuses fails the exercise.
 When no mistake explains a failure, the report shows the smallest failing case in full. In the
 interpreter, once a case has failed, a case whose launch asks for more than PROGRAM_LIMIT programs is not
 run (it would take minutes) and the report says so.
