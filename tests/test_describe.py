@@ -468,3 +468,18 @@ def test_a_result_that_is_an_earlier_calls_answer_for_its_keywords_or_dtype_is_s
     )
     runs[1] = Run(single, runs[1].expected + 1e-6, runs[1].expected, GARBAGE, True, (), None)
     assert after_same_shape(softmax, runs, runs[1:]) == []
+
+
+def test_a_result_of_a_prefix_of_x_is_said_with_its_length():
+    def first(k):
+        return lambda x: x[:k].double().amax().reshape(1)
+
+    xs = [values(n, "ascending", seed=n) for n in (5000, 7000)]  # every prefix has a maximum of its own
+    runs = [_run("max_two_stage", (x,), first(4096)(x)) for x in xs]
+    assert (
+        _kinds("max_two_stage", runs)["inputs"]
+        == "the result is the right answer for x's first 4,096 elements only"
+    )
+    # a different prefix in each case: no one length to name
+    runs = [_run("max_two_stage", (x,), first(k)(x)) for x, k in zip(xs, (4096, 2048))]
+    assert "inputs" not in _kinds("max_two_stage", runs)

@@ -221,6 +221,9 @@ def other_inputs(exercise: Exercise, failing: list[Run]) -> Finding | None:
 
         if c != -1.0 and matches(scaled):
             return Finding("inputs", f"the result is the right answer for x * {name}", exact=True)
+    prefix = _prefix(exercise, runs)
+    if prefix:
+        return prefix
     arity = len(runs[0].case.inputs)
     for i in range(arity):
         for j in range(i + 1, arity):
@@ -238,6 +241,27 @@ def other_inputs(exercise: Exercise, failing: list[Run]) -> Finding | None:
                     "inputs", f"the result is the right answer with {first} and {second} swapped", exact=True
                 )
     return None
+
+
+def _prefix(exercise: Exercise, runs: list[Run]) -> Finding | None:
+    """A one-value result of a 1-D x that is the right answer for x's first k elements, k a power of two
+    below N, the same k in every failing case (the largest such k where several fit, as a max's may)."""
+    if any(len(r.case.inputs) != 1 or r.case.inputs[0].dim() != 1 or r.result.numel() != 1 for r in runs):
+        return None
+    common: set[int] | None = None
+    for run in runs:
+        x = run.case.inputs[0].double()
+        fits = {
+            k
+            for k in (1 << p for p in range(x.numel().bit_length()))
+            if k < x.numel() and answers(exercise, run.case, run.result, (x[:k],), run.case.kwargs)
+        }
+        common = fits if common is None else common & fits
+        if not common:
+            return None
+    k = max(common or [0])
+    what = "element" if k == 1 else f"{k:,} elements"
+    return Finding("inputs", f"the result is the right answer for x's first {what} only", exact=True)
 
 
 def how_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:

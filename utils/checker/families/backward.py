@@ -40,9 +40,11 @@ MESSAGES = {
     "strides served for another's); take n_rows and n_cols from a shape (x.stride(0) is n_cols only for a "
     "contiguous x).",
     "fp16_accumulation": "only float16 cases fail, and each passes when run again on values whose sums "
-    "float16 holds exactly: the row's sum of dy * y went through float16 (added in it, or converted to it "
-    "once summed in float32), which keeps 11 significant bits. Convert the loaded tiles with "
-    ".to(tl.float32), sum in float32, keep the sum in float32, and convert only what you store.",
+    "float16 holds exactly: the arithmetic went through float16, which keeps 11 significant bits: the "
+    "row's sum of dy * y (added in it, or converted to it once summed in float32), or the products dy * y "
+    "themselves (taken of float16 tiles, or kept in a float16 buffer such as dx before the subtraction). "
+    "Convert the loaded tiles with .to(tl.float32), compute and sum in float32, and convert only what you "
+    "store.",
 }
 _WORDS = dict(
     identity="other=0.0 for y and dy, whose product then adds 0", reset="nothing: dx is stored", out="dx"

@@ -102,6 +102,7 @@ def _row_cases(large: bool) -> list[Case]:
         (9, 256, "mixed", torch.float32, "contiguous"),  # the tile divides the row, not the rows (9)
         (1, 4096, "overflow", torch.float16, "contiguous"),  # one row: a path of its own overflows too
         (3, 9000, "positive", torch.float32, "transposed"),  # past a tile of 8,192, the largest one
+        (5, 2048, "mixed", torch.float32, "contiguous"),  # whole tiles of 1,024 in float32 too
     ]
     if large:
         shapes += [
