@@ -460,8 +460,6 @@ def sum_one_launch_torch_for_small_inputs(x, out):
 
 
 CORRECT = [sum_one_launch, sum_one_launch_per_tile, sum_one_launch_small_tiles]
-if not runs_on_gpu():  # the interpreter runs programs in order, so the atomic adds always meet in order
-    CORRECT.append(sum_one_launch_atomic_combine)
 
 WRONG = [
     (sum_one_launch_two_kernels, "extra_launches"),
@@ -482,9 +480,12 @@ WRONG = [
     (sum_one_launch_pow2_floor, "wrong_values"),
     (sum_one_launch_torch_for_small_inputs, "extra_launches"),
 ]
-if runs_on_gpu():
-    WRONG.append((sum_one_launch_atomic_combine, "not_deterministic"))
-else:  # on a GPU the stores past the 1-slot workspace land in the allocator's block, unguarded: only the
+# Atomic adds meet in the order the programs run: a GPU varies it from run to run, and the interpreter,
+# which runs them in order, is asked once more with the programs reversed (probes.same_bits_reversed)
+WRONG.append((sum_one_launch_atomic_combine, "not_deterministic"))
+if (
+    not runs_on_gpu()
+):  # on a GPU the stores past the 1-slot workspace land in the allocator's block, unguarded: only the
     # interpreter's bounds check (utils.checker.bounds) stops them, and names the mistake
     WRONG.append((sum_one_launch_workspace_of_first_call, "workspace_sized_by_first_call"))
     # In the interpreter program 0 runs first, so its reset leaves the ticket at programs - 1 after every

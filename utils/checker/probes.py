@@ -126,6 +126,35 @@ def reversed_order(exercise: Exercise, call: Call, cases: list[Case]) -> None:
     )
 
 
+def same_bits_reversed(exercise: Exercise, call: Call, cases: list[Case]) -> None:
+    """For an exercise that asks for bit-identical results (Exercise.repeats), in the interpreter: the
+    largest case of at most 2^16 elements whose sums round (repeat_case) in order and with the programs
+    reversed. Right both ways but other bits: the rounding follows the programs' order, which only a GPU
+    would vary from run to run."""
+    case = repeat_case([c for c in cases if c.n <= 1 << 16] or cases)
+    with programs_reversed() as reversed_order:
+        if not reversed_order:
+            return
+        backward = call(case, seed=0).result
+    forward = call(case, seed=0).result
+    if bool(((forward == backward) | (forward.isnan() & backward.isnan())).all()):
+        return
+    bits = [
+        (name, repr(t.flatten()[0].item())) for name, t in (("in order", forward), ("reversed", backward))
+    ]
+    shown = table(("programs run", "out[0], every digit"), bits)
+    raise ExerciseFailed(
+        f"{exercise.id}: every case passed, but its results are not the same bits whichever order the "
+        f"programs run in, as this exercise asks: on '{case.name}', run with every launch's programs in "
+        f"order and then in the reverse order (the interpreter runs them in order; a GPU in any order):\n"
+        f"{shown}\nWhat this shows: the rounding of the sum follows the order the programs ran in. Likely "
+        "mistake: partials added in the order programs finish (atomics), or by a program that depends on "
+        "the order, such as the one that draws the last ticket adding its own partial apart from the "
+        "others. Combine the partials in one fixed order, by their index, whichever program does it.",
+        ["not_deterministic"],
+    )
+
+
 def repeat_case(cases: list[Case]) -> Case:
     """The case that shows an order-dependent sum best: the largest whose values are not all integers
     (small integers add up exactly in float32 in any order, so their sums repeat even with atomics)."""
