@@ -139,7 +139,7 @@ def same_bits_reversed(exercise: Exercise, call: Call, cases: list[Case]) -> Non
     forward = call(case, seed=0).result
     if bool(((forward == backward) | (forward.isnan() & backward.isnan())).all()):
         return
-    bits = [
+    bits: list[tuple[str, ...]] = [
         (name, repr(t.flatten()[0].item())) for name, t in (("in order", forward), ("reversed", backward))
     ]
     shown = table(("programs run", "out[0], every digit"), bits)
