@@ -119,3 +119,20 @@ def test_a_launch_it_cannot_reproduce_gets_no_verdict():
         _relu_helpers_kernel, {"x_ptr": odd, "out_ptr": odd, "n": 4, "scale": 1.0}, {"BLOCK_SIZE": 4}, 4
     )
     assert refusals({"_relu_helpers_kernel": launched}) == []
+
+
+@triton.jit
+def _relu_if_on_a_tile_kernel(x_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offsets, mask=offsets < n)
+    if x > 0:  # the interpreter takes the True branch when every lane is positive; the compiler refuses
+        tl.store(out_ptr + offsets, x, mask=offsets < n)
+
+
+def test_an_if_on_a_tile_is_refused_in_the_compilers_words():
+    x = torch.rand(BLOCK) + 0.5  # all positive: right in the interpreter
+    launched = Launched(
+        _relu_if_on_a_tile_kernel, {"x_ptr": x, "out_ptr": x, "n": BLOCK}, {"BLOCK_SIZE": BLOCK}, 4
+    )
+    [(name, said)] = refusals({"_relu_if_on_a_tile_kernel": launched})
+    assert name == "_relu_if_on_a_tile_kernel" and "if x > 0" in said

@@ -91,12 +91,14 @@ _NOT_THE_KERNELS = ("ImportError", "ModuleNotFoundError", "OSError", "FileNotFou
 
 
 def _what_it_said(error: str) -> str:
-    """The compiler's complaint from the compiling process's stderr: the frontend's last CompilationError
-    (the source lines, the caret, the error), else the MLIR "error:" lines, else the exception it ended on
-    (Triton's JIT raises a RuntimeError for a helper without @triton.jit); "" for none of these, or for an
-    exception of the machine's (_NOT_THE_KERNELS)."""
-    blocks = re.findall(
-        r"CompilationError: (.*?)(?=\n\S[^\n]*Traceback|\nThe above exception|\Z)", error, re.DOTALL
+    """The compiler's complaint from the compiling process's stderr: the frontend's last CompilationError,
+    or one of its kinds from triton.compiler.errors (the source lines, the caret, the error), else the
+    MLIR "error:" lines, else the exception it ended on (Triton's JIT raises a RuntimeError for a helper
+    without @triton.jit); "" for none of these, or for an exception of the machine's (_NOT_THE_KERNELS)."""
+    blocks = re.findall(  # CompilationError and its kinds (UnsupportedLanguageConstruct: an `if` on a tile)
+        r"(?:CompilationError|errors\.\w+): (.*?)(?=\n\S[^\n]*Traceback|\nThe above exception|\Z)",
+        error,
+        re.DOTALL,
     )
     if blocks:
         return blocks[-1].strip()

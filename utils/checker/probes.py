@@ -126,19 +126,19 @@ def reversed_order(exercise: Exercise, call: Call, cases: list[Case]) -> None:
     )
 
 
-def same_bits_reversed(exercise: Exercise, call: Call, cases: list[Case]) -> None:
+def same_bits_reversed(exercise: Exercise, call: Call, cases: list[Case]) -> bool:
     """For an exercise that asks for bit-identical results (Exercise.repeats), in the interpreter: the
     largest case of at most 2^16 elements whose sums round (repeat_case) in order and with the programs
     reversed. Right both ways but other bits: the rounding follows the programs' order, which only a GPU
-    would vary from run to run."""
+    would vary from run to run. Returns whether it could look (another Triton's interpreter: no)."""
     case = repeat_case([c for c in cases if c.n <= 1 << 16] or cases)
     with programs_reversed() as reversed_order:
         if not reversed_order:
-            return
+            return False
         backward = call(case, seed=0).result
     forward = call(case, seed=0).result
     if bool(((forward == backward) | (forward.isnan() & backward.isnan())).all()):
-        return
+        return True
     bits: list[tuple[str, ...]] = [
         (name, repr(t.flatten()[0].item())) for name, t in (("in order", forward), ("reversed", backward))
     ]
