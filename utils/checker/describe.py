@@ -259,7 +259,9 @@ def _prefix(exercise: Exercise, runs: list[Run]) -> Finding | None:
         common = fits if common is None else common & fits
         if not common:
             return None
-    k = max(common or [0])
+    if not common:  # no runs
+        return None
+    k = max(common)
     what = "element" if k == 1 else f"{k:,} elements"
     return Finding("inputs", f"the result is the right answer for x's first {what} only", exact=True)
 

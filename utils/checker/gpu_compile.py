@@ -68,9 +68,10 @@ def first_launches():
 
 
 def _launched(kernel, function, args, kwargs) -> Launched:
-    parameters = inspect.signature(function).parameters
+    signature = inspect.signature(function)
+    parameters = signature.parameters
     # bind, not bind_partial: a launch short of an argument fails in the battery; it is not compiled here
-    bound = inspect.signature(function).bind(*args, **{k: v for k, v in kwargs.items() if k in parameters})
+    bound = signature.bind(*args, **{k: v for k, v in kwargs.items() if k in parameters})
     bound.apply_defaults()
     given: dict[str, object] = {}
     constexprs: dict[str, object] = {}
@@ -127,14 +128,14 @@ def refusals(launches: dict[str, Launched]) -> list[tuple[str, str]]:
     for name, launched in launches.items():
         if not _carried(launched):
             continue
-        source = KernelSource(launched.kernel)
         try:
             compile_as_launched(
                 launched.kernel, launched.args, launched.constexprs, arch=ARCH, num_warps=launched.num_warps
             )
         except RuntimeError as error:  # what compile_for raises when the compiling process failed
             said = _what_it_said(str(error))
-            if said and not any(f"{missing} is not defined" in said for missing in source.left_out):
+            left_out = KernelSource(launched.kernel).left_out if said else []  # what the copy could not carry
+            if said and not any(f"{missing} is not defined" in said for missing in left_out):
                 refused.append((name, said))
         except Exception:  # a launch this module cannot reproduce (a dtype it has no name for): no verdict
             continue
