@@ -55,12 +55,12 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "K": [4],  # notebook 08: the one launch's chunks per row; notebook 10: the programs a split row runs on
     "SPIN_LIMIT": [1024],  # notebook 08: the one launch's bounded wait
     # notebook 10: the fused backward's norm, its combines (the ticket's branch stores the partial rows too),
-    # the statistics read or recomputed; pipelined loads and w reloaded, their costlier settings
+    # the statistics read or recomputed; pipelined loads and what is reloaded, their costlier settings
     "LAYER": [True, False],
     "COMBINE": ["atomics", "ticket", "none"],  # "none": dx alone, the first of two passes
     "RECOMPUTE": [False, True],
     "STAGES": [3],
-    "RELOAD_W": [True],
+    "RELOAD": ["w", "rows"],
     "ACC": ["tl.float32"],  # a Triton dtype, named: see _example
     "BLOCK_P": [32],  # notebook 10: sum_partials' partial rows per step
     "BLOCK_COLS": [128],

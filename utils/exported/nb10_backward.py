@@ -349,7 +349,7 @@ def norm_backward_kernel(
     COMBINE: tl.constexpr,
     RECOMPUTE: tl.constexpr,
     STAGES: tl.constexpr,
-    RELOAD_W: tl.constexpr,
+    RELOAD: tl.constexpr,
     ACC: tl.constexpr,
     BLOCK_ROWS: tl.constexpr,
     BLOCK_SIZE: tl.constexpr,
@@ -358,14 +358,18 @@ def norm_backward_kernel(
     cols = tl.arange(0, BLOCK_SIZE)
     in_row = cols < n_cols
     w_kept = tl.load(w_ptr + cols, mask=in_row, other=0.0).to(ACC)
+    # a hint to the cache, where the tile is read twice: keep it until the second read
+    FIRST_READ: tl.constexpr = "evict_last" if RELOAD == "rows" else ""
     dw_sums = tl.zeros((BLOCK_ROWS, BLOCK_SIZE), ACC)
     db_sums = tl.zeros((BLOCK_ROWS, BLOCK_SIZE), ACC)
     for first in tl.range(pid * BLOCK_ROWS, n_rows, programs * BLOCK_ROWS, num_stages=STAGES):
         rows = first + tl.arange(0, BLOCK_ROWS)
         mask = (rows[:, None] < n_rows) & in_row[None, :]
-        x = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
-        dy = tl.load(dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0).to(ACC)
-        w = tl.load(w_ptr + cols, mask=in_row, other=0.0).to(ACC) if RELOAD_W else w_kept
+        x_offsets = rows[:, None] * x_row_stride + cols[None, :]
+        dy_offsets = rows[:, None] * dy_row_stride + cols[None, :]
+        x = tl.load(x_ptr + x_offsets, mask=mask, other=0.0, eviction_policy=FIRST_READ).to(ACC)
+        dy = tl.load(dy_ptr + dy_offsets, mask=mask, other=0.0, eviction_policy=FIRST_READ).to(ACC)
+        w = tl.load(w_ptr + cols, mask=in_row, other=0.0).to(ACC) if RELOAD != "none" else w_kept
         if RECOMPUTE:  # the forward's two reductions again, from the x already in registers
             mean = tl.sum(x, axis=1) / n_cols if LAYER else tl.zeros((BLOCK_ROWS,), ACC)
             centred = tl.where(mask, x - mean[:, None], 0.0)
@@ -376,9 +380,16 @@ def norm_backward_kernel(
         xhat = normalised(x, mean, rstd, mask, LAYER)
         g = dy * w[None, :]
         mean_g_xhat = tl.sum(g * xhat, axis=1) / n_cols
+        if LAYER:
+            mean_g = tl.sum(g, axis=1) / n_cols
+        if RELOAD == "rows":  # the tile again, after its row sums: only the partial rows stay in registers
+            x = tl.load(x_ptr + x_offsets, mask=mask, other=0.0, eviction_policy="evict_first").to(ACC)
+            dy = tl.load(dy_ptr + dy_offsets, mask=mask, other=0.0, eviction_policy="evict_first").to(ACC)
+            xhat = normalised(x, mean, rstd, mask, LAYER)
+            g = dy * w[None, :]
         dx = g - xhat * mean_g_xhat[:, None]
         if LAYER:
-            dx -= (tl.sum(g, axis=1) / n_cols)[:, None]
+            dx -= mean_g[:, None]
         dx_offsets = rows[:, None] * dx_row_stride + cols[None, :]
         tl.store(dx_ptr + dx_offsets, (dx * rstd[:, None]).to(dx_ptr.dtype.element_ty), mask=mask)
         if COMBINE != "none":  # "none": dx alone, dW and db left to a pass of their own (section 9)
@@ -420,7 +431,7 @@ class BackwardConfig(NamedTuple):
     # the persistent grid: programs_per_sm * SMs programs, or fewer, so that each gets 4 tiles at least
     programs_per_sm: float
     stages: int = 1
-    reload_w: bool = False
+    reload: str = "none"  # read again on every tile: "none", "w", or "rows" (x, dy and w, after the sums)
     split: int = 1  # programs a row is split over: 1, the whole row in one (norm_backward_split's K)
     two_passes: bool = False  # dx alone by whole rows, then dW and db by column tiles (section 9)
 
@@ -485,7 +496,7 @@ def norm_backward(
         COMBINE=combine,
         RECOMPUTE=recompute,
         STAGES=config.stages,
-        RELOAD_W=config.reload_w,
+        RELOAD=config.reload,
         ACC=tl.float64 if acc == torch.float64 else tl.float32,
         BLOCK_ROWS=config.rows,
         BLOCK_SIZE=triton.next_power_of_2(n_cols),
@@ -974,19 +985,23 @@ def softmax_configs(n_cols, element_size):
 
 
 def norm_configs(n_cols, element_size):
-    # the rule's config and its neighbours: 1, 2 or 4 programs per SM, loads pipelined or not, a tile half
-    # as tall on half the warps (a tile of one row stays one row: only its warps halve); for rows of 8,192
-    # columns or more, w reloaded from cache, each row split over K programs (section 9's SPLIT_CONFIGS), and
-    # two passes with the rule's tile on half its warps and on its warps, loads pipelined or not
+    # the rule's config and its neighbours: 1, 2 or 4 programs per SM, loads pipelined or not, the rule's
+    # tile on its warps and on half of them, and, below 8,192 columns, a tile twice as tall on the rule's
+    # warps; for rows of 8,192 columns or more, w reloaded from cache, or x, dy and w (loads not pipelined:
+    # pipelined, they spilled), each row split over K programs (section 9's SPLIT_CONFIGS), and two passes
+    # with the rule's tile on half its warps and on its warps, loads pipelined or not
     rule = backward_rule(n_cols, element_size)
-    tiles = {(rule.rows, rule.warps), (max(1, rule.rows // 2), max(1, rule.warps // 2))}
-    reload = (False, True) if n_cols >= 8192 else (False,)
+    tiles = {(rule.rows, rule.warps), (rule.rows, max(1, rule.warps // 2))}
+    if n_cols < 8192:
+        tiles.add((2 * rule.rows, rule.warps))
+    reloads = ("none", "w", "rows") if n_cols >= 8192 else ("none",)
     whole_rows = [
-        BackwardConfig(rows, warps, per_sm, stages, reload_w)
+        BackwardConfig(rows, warps, per_sm, stages, reload)
         for rows, warps in sorted(tiles)
         for per_sm in (1, 2, 4)
         for stages in (1, 3)
-        for reload_w in reload
+        for reload in reloads
+        if stages == 1 or reload != "rows"
     ]
     split = SPLIT_CONFIGS if n_cols >= 8192 else []
     two_passes = [
