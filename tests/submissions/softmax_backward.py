@@ -73,12 +73,24 @@ def _row(mistake="", n_cols_as_stride=False, dx_contiguous=False, y_strides_for=
 
 @triton.jit
 def looped_kernel(
-    y_ptr, dy_ptr, dx_ptr, n_cols, sy_row, sy_col, sd_row, sd_col, so_row, so_col, BLOCK: tl.constexpr
+    y_ptr,
+    dy_ptr,
+    dx_ptr,
+    n_cols,
+    sy_row,
+    sy_col,
+    sd_row,
+    sd_col,
+    so_row,
+    so_col,
+    BLOCK: tl.constexpr,
+    SUM_ENDS_EARLY: tl.constexpr = False,
 ):
     # The row in tiles: each lane's sum of dy * y through the row, reduced once, then a second pass
     row = tl.program_id(0)
     acc = tl.zeros((BLOCK,), tl.float32)
-    for start in range(0, n_cols, BLOCK):
+    sum_end = n_cols - 1 if SUM_ENDS_EARLY else n_cols  # wrong: a row of k * BLOCK + 1 loses its last tile
+    for start in range(0, sum_end, BLOCK):
         cols = start + tl.arange(0, BLOCK)
         mask = cols < n_cols
         y = tl.load(y_ptr + row * sy_row + cols * sy_col, mask=mask, other=0.0).to(tl.float32)
@@ -119,9 +131,15 @@ def softmax_backward_last_tile_sum(y, dy, dx):
     last_tile_kernel[(n_rows,)](y, dy, dx, n_cols, *y.stride(), *dy.stride(), *dx.stride(), BLOCK=256)
 
 
-def softmax_backward_looped(y, dy, dx):
+def softmax_backward_looped(y, dy, dx, sum_ends_early=False):
     n_rows, n_cols = y.shape
-    looped_kernel[(n_rows,)](y, dy, dx, n_cols, *y.stride(), *dy.stride(), *dx.stride(), BLOCK=256)
+    looped_kernel[(n_rows,)](
+        y, dy, dx, n_cols, *y.stride(), *dy.stride(), *dx.stride(), BLOCK=256, SUM_ENDS_EARLY=sum_ends_early
+    )
+
+
+def softmax_backward_sum_ends_early(y, dy, dx):
+    softmax_backward_looped(y, dy, dx, sum_ends_early=True)
 
 
 @triton.jit
@@ -202,4 +220,6 @@ WRONG = [
     (_row("mean, not sum"), "wrong_values"),
     (_row("input dtype"), "fp16_accumulation"),
     (softmax_backward_skips_zero_y, "wrong_values"),
+    # the sum's loop stops at n_cols - 1: the 1x1 row and the row of 1,025 (4 tiles of 256, plus one) fail
+    (softmax_backward_sum_ends_early, "wrong_values"),
 ]

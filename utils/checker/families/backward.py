@@ -100,6 +100,8 @@ def _cases(large: bool) -> list[Case]:
         (8, 100, "y with zeros", f32, "contiguous"),
         # the rows of the mixed case again, wider than its tile of 512: a plan kept by the number of rows
         (37, 640, "mixed", f32, "contiguous"),
+        # one past a multiple of every chunk up to 1,024: a chunk loop that stops a chunk early shows
+        (3, 1025, "mixed", f32, "contiguous"),
     ]
     if large:
         specs += [(4096, 1024, "mixed", f16, "contiguous"), (64, 16387, "mixed", f32, "sliced")]
