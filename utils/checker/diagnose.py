@@ -306,6 +306,8 @@ def diagnose(
             codes.append("out_of_bounds_read" if read else "varies_between_runs")
         elif all(run.result.isnan().any() and not run.expected.isnan().any() for run in wrong_values):
             codes.append("produced_nan")
+        elif all(run.untouched for run in wrong_values):  # and no mistake of values explains them
+            codes.append("not_written_where_failing")
     codes = exercise.without_broader(codes) or ["wrong_values"]
     unknown = [code for code in codes if code not in exercise.mistakes]
     if unknown:  # a prediction named a code its exercise has no sentence for: the registry's bug

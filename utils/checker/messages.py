@@ -11,6 +11,13 @@ ENGINE_MISTAKES = {
     "it was given another tensor (out = torch.zeros_like(out) makes a new one, and out.data = result "
     "points out at other memory: the caller's memory sees neither; out.zero_() resets the caller's, and "
     "out.copy_(result) writes into it).",
+    "not_written_where_failing": "out still held its value from before the call in every failing case, "
+    "and the passing cases wrote it: on those calls nothing was stored into out, or only its old value "
+    "again, and no mistake of values explains it. Look for a store under a condition that no program met "
+    "there (such as a last-ticket test that no ticket passes on those grids: tl.atomic_add returns the "
+    "count before its add, so the last of P programs draws P - 1, tl.num_programs(0) - 1, not a block "
+    "size or a fixed number), or a host path that, for those sizes, launches nothing or launches on "
+    "another tensor.",
     "strided_out_not_written": "{out} was left as it was in every case where it is a transposed or sliced "
     "view, and right in every case where it is contiguous: the results went into another tensor, such as "
     "the copy that {out}.contiguous() (or {out}.reshape(...)) returns for a strided view; writing into "

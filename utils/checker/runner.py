@@ -56,7 +56,8 @@ CANARY = -31337.0  # fills the zones around out; a learner's kernel has no reaso
 PROGRAM_LIMIT = 4096
 # Codes that leave "a case ran right after one of its shape" standing beside them: no name, or a state
 # kept between calls. Any other code explains the values, and the condition only distracts.
-_STATE_OR_UNNAMED = {"wrong_values", "varies_between_runs", "earlier_input_reused", "stale_out"}
+_UNNAMED = {"wrong_values", "not_written_where_failing"}  # no mistake of the values named
+_STATE_OR_UNNAMED = _UNNAMED | {"varies_between_runs", "earlier_input_reused", "stale_out"}
 
 
 def check(exercise_id: str, fn) -> bool:
@@ -161,7 +162,7 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
             return second_looks.probe_confirms(exercise, rerun, failing, trait)
 
         codes = diagnose(exercise, runs, failing, again, on_gpu, structural, confirms)
-        if codes == ["wrong_values"] and any(f.kind == "state" for f in findings):
+        if set(codes) <= _UNNAMED and any(f.kind == "state" for f in findings):
             # a case right before the failing ones and wrong after them, on the same inputs: the result
             # changes from one call to the next, whatever else explains the values
             codes = ["varies_between_runs"]
