@@ -483,3 +483,19 @@ def test_a_result_of_a_prefix_of_x_is_said_with_its_length():
     # a different prefix in each case: no one length to name
     runs = [_run("max_two_stage", (x,), first(k)(x)) for x, k in zip(xs, (4096, 2048))]
     assert "inputs" not in _kinds("max_two_stage", runs)
+
+
+def test_a_scratchs_slots_past_the_tiles_are_blamed_on_a_combine_only_where_out_was_written():
+    """A scratch holding each tile's right partial and other values past them: "a combine that reads every
+    slot takes them in" only where out was written; where no program stored into out, no combine ran."""
+    from utils.checker.stages import Stage, partials_finding
+
+    x = torch.arange(1.0, 129.0, dtype=torch.float64)
+    scratch = torch.cat([x.view(4, 32).sum(1), torch.tensor([7.0, 9.0], dtype=torch.float64)]).float()
+    stage = Stage(kernel="k", grid=(6,), scratch=[scratch])
+    written, _ = partials_finding(x, [stage])
+    unwritten, _ = partials_finding(x, [stage], out_written=False)
+    assert "in its other 2 values that are no tile's" in written and "takes them in" in written, written
+    assert "in its other 2 values that are no tile's" in unwritten and "takes them in" not in unwritten, (
+        unwritten
+    )

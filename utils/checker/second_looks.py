@@ -53,7 +53,7 @@ def partials(exercise: Exercise, rerun: Rerun, runs: list[Run], failing: list[Ru
         return []
     if correct(exercise, again):  # right this time: the partials say nothing about the failure
         return []
-    found = partials_finding(run.case.inputs[0].double(), stages)
+    found = partials_finding(run.case.inputs[0].double(), stages, out_written=not again.untouched)
     if found is None:
         return []
     said, every_scratch = found

@@ -126,16 +126,19 @@ def _close(got: torch.Tensor, want: torch.Tensor, scale: torch.Tensor, rounding:
     return bool(near.all())
 
 
-def partials_finding(x: torch.Tensor, stages: list[Stage]) -> tuple[str, bool] | None:
+def partials_finding(
+    x: torch.Tensor, stages: list[Stage], out_written: bool = True
+) -> tuple[str, bool] | None:
     """The first scratch, in launch order, that holds the right partial of every tile of some power-of-two
     size of the 1-D input `x` (float64), one per tile or one per program of a persistent grid (program p:
     tiles p, p + P, ...), as a sentence, and whether every other scratch of that launch holds right
     partials too (a launch that writes maxima and sums, say, may have right maxima and wrong sums, or
     maxima and an integer scratch of their indices: the error then need not come after it); None if no
     scratch does. Tiles whose partials are all equal (an input of zeros, or of ties) prove nothing. Later
-    launches show the same scratch again, so the first is the one to name."""
+    launches show the same scratch again, so the first is the one to name. `out_written`: whether the run
+    stored into out (a combine ran), for what a scratch's extra slots would do to it."""
     for i, stage in enumerate(stages):
-        found = [_right_partials(x, scratch.reshape(-1)) for scratch in stage.scratch]
+        found = [_right_partials(x, scratch.reshape(-1), out_written) for scratch in stage.scratch]
         # An integer scratch of more than one element (a ticket is one) holds partials too (an argmax's
         # indices): not judged here.
         indices = any(c.numel() > 1 for c in stage.counters)
@@ -146,7 +149,7 @@ def partials_finding(x: torch.Tensor, stages: list[Stage]) -> tuple[str, bool] |
     return None
 
 
-def _right_partials(x: torch.Tensor, flat: torch.Tensor) -> str | None:
+def _right_partials(x: torch.Tensor, flat: torch.Tensor, out_written: bool = True) -> str | None:
     """What right partials of x the scratch `flat` holds (see partials_finding), in words; None if none.
     Where several reductions give the same partials (the sum and the sum of absolute values of positive
     data), all are named."""
@@ -179,10 +182,11 @@ def _right_partials(x: torch.Tensor, flat: torch.Tensor) -> str | None:
         count = -(-x.numel() // b)
         rest = flat[count:]
         if len(rest) and not bool((rest == pad).all()):  # slots past the tiles: a combine that reads them
+            # takes them in; said only where out was written, by a combine that may have read them
+            reads = " (a combine that reads every slot takes them in)" if out_written else ""
             return (
                 f"the right {said} of each tile of {b} elements in its first {count} slots, and in its "
-                f"other {len(rest)} values that are no tile's {said} (a combine that reads every slot "
-                "takes them in)"
+                f"other {len(rest)} values that are no tile's {said}{reads}"
             )
         return f"the right {said} of each tile of {b} elements"
     return f"the right {said} of the tiles of {b} elements that each of {len(flat)} programs strides over"
