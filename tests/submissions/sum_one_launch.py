@@ -483,10 +483,9 @@ WRONG = [
 # Atomic adds meet in the order the programs run: a GPU varies it from run to run, and the interpreter,
 # which runs them in order, is asked once more with the programs reversed (probes.same_bits_reversed)
 WRONG.append((sum_one_launch_atomic_combine, "not_deterministic"))
-if (
-    not runs_on_gpu()
-):  # on a GPU the stores past the 1-slot workspace land in the allocator's block, unguarded: only the
-    # interpreter's bounds check (utils.checker.bounds) stops them, and names the mistake
+# On a GPU the stores past the 1-slot workspace land in the allocator's block, unguarded: only the
+# interpreter's bounds check (utils.checker.bounds) stops them, and names the mistake
+if not runs_on_gpu():
     WRONG.append((sum_one_launch_workspace_of_first_call, "workspace_sized_by_first_call"))
     # In the interpreter program 0 runs first, so its reset leaves the ticket at programs - 1 after every
     # call; on a GPU where it lands depends on the order the programs run in (not yet run there)

@@ -182,19 +182,15 @@ def _judge(exercise: Exercise, fn, device: str, cases: list[Case], on_gpu: bool)
         probes.reversed_order(exercise, call, cases)
         # right in either order: stores that only the interpreter orders, or atomics not as asked
         races.judge(exercise, [run.case for run in runs], accesses)
-    # bit-identical results asked for, whichever order the programs run in
-    reversed_looked = exercise.repeats > 1 and not on_gpu and probes.same_bits_reversed(exercise, call, cases)
     note = ""
-    if exercise.repeats > 1:
+    if exercise.repeats > 1:  # bit-identical results asked for, whichever order the programs run in
         if on_gpu:
             probes.repeatable(exercise, call, probes.repeat_case(cases))
             note = f"; bit-identical over {exercise.repeats} runs"
+        elif probes.same_bits_reversed(exercise, call, cases):
+            note = "; the same bits with the programs in reverse order (a GPU varies the order itself)"
         else:
-            note = (
-                "; the same bits with the programs in reverse order (a GPU varies the order itself)"
-                if reversed_looked
-                else "; bit-identity is judged on a GPU: this interpreter cannot reverse the programs' order"
-            )
+            note = "; bit-identity is judged on a GPU: this interpreter cannot reverse the programs' order"
     if exercise.one_launch:
         note += "; one launch per call, right in calls in a row, shorter after longer"
     return note
