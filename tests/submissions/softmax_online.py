@@ -33,6 +33,8 @@ def online_kernel(
             m_new = tl.maximum(m, tl.max(x, axis=0))
         if MISTAKE == "unguarded" or MISTAKE == "first pass unguarded":
             safe = m_new
+        elif MISTAKE == "first tile guarded":  # the guard of a first tile taken before the loop, alone
+            safe = tl.where(start == 0, tl.where(m_new == float("-inf"), 0.0, m_new), m_new)
         else:
             safe = tl.where(m_new == float("-inf"), 0.0, m_new)  # a row of -inf so far: shift by 0
         if MISTAKE == "no shift":
@@ -91,4 +93,7 @@ WRONG = [
     # and the guarded division gives 0), the rows that start with tiles of -inf NaN
     (_online("first pass unguarded"), "neg_inf_tile"),
     (_online("not rescaled", block=8192), "running_sum_not_rescaled"),  # the exercise's default tile
+    # (session 29's unseen round) the guard in the first tile alone, at the default tile: a run of -inf
+    # longer than two tiles of 8,192 makes the second tile's sum NaN, and the guarded division zeros
+    (_online("first tile guarded", block=8192), "neg_inf_tile"),
 ]

@@ -118,6 +118,16 @@ def sum_two_stage_stage2_first_block_only(x, out):
     sum_partials_kernel_first_block_only[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
 
 
+def sum_two_stage_stage2_block_of_64(x, out):
+    # (session 29's unseen round) the same mistake with a block of 64 partials of tiles of 1,024: every case
+    # of up to 65,536 elements fits in it, and 131,075 does not
+    n = x.numel()
+    n_partials = triton.cdiv(n, 1024)
+    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=1024)
+    sum_partials_kernel_first_block_only[(1,)](partials, out, n_partials, BLOCK_SIZE=64)
+
+
 @triton.jit
 def partial_sum_kernel_sentinel_one(x_ptr, partials_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     pid = tl.program_id(axis=0)
@@ -415,6 +425,7 @@ def sum_two_stage_combined_by_torch(x, out):
 WRONG = [
     (sum_two_stage_combined_by_torch, "combined_by_torch"),
     (sum_two_stage_stage2_first_block_only, "first_tile_only"),
+    (sum_two_stage_stage2_block_of_64, "first_tile_only"),
     (sum_two_stage_sentinel_one, "wrong_sentinel"),
     (sum_two_stage_grid_floor_div, "tail_not_processed"),
     (sum_two_stage_missing_pid_offset, "missing_program_offset"),

@@ -44,12 +44,19 @@ def _logsumexp_cases(large: bool) -> list[Case]:
     many = values(2**18 + 3, "mixed", seed=750)
     many[-3:] = 30.0
     many_tiles = Case(describe(many.numel(), "mixed, the last 3 values 30"), (many,), (1,))
+    # -inf for 40,000 values, then values: with 8 programs (notebook 06's persistent grid on a CPU) and tiles
+    # of 4,096, a program's first two tiles are -inf, so a guard on the running max in its first tile alone
+    # leaves exp(-inf - (-inf)) = NaN in the second
+    long_run = values(70_000, "mixed", seed=770)
+    long_run[:40_000] = -math.inf
+    long_neg_inf = Case(describe(long_run.numel(), "-inf for 40000, then values"), (long_run,), (1,))
     return (
         vector_cases(large)
         + extra_cases(extreme, seed=600, traits={"extreme"})
         + extra_cases(masked, seed=700)
         + [many_tiles]
         + extra_cases([(16384, "falling by 100")], seed=760)
+        + [long_neg_inf]
     )
 
 

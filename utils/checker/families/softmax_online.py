@@ -123,6 +123,12 @@ def _online_cases(large: bool) -> list[Case]:
     x[:, :9000] = NEG_INF
     name = "2x12000 float32 -inf for 9000 columns, then values, contiguous"
     cases.append(Case(name, (x,), (2, 12000), traits=frozenset({"neg_inf_run", "starts_neg_inf"})))
+    # -inf for two whole tiles of 8,192 and more: a guard on the running max in the first tile alone (the
+    # first tile taken before the loop) leaves the second's exp(-inf - (-inf)) = NaN
+    x = values(2 * 20001, "mixed", 891).view(2, 20001)
+    x[:, :17000] = NEG_INF
+    name = "2x20001 float32 -inf for 17000 columns, then values, contiguous"
+    cases.append(Case(name, (x,), (2, 20001), traits=frozenset({"neg_inf_run", "starts_neg_inf"})))
 
     # a step of 200 at column 8,192, the start of a tile for every tile up to 8,192: a tile's exponentials
     # summed against the maximum before it, then rescaled, overflow there; and a transposed row of more

@@ -284,8 +284,9 @@ _L2_NORM = Exercise(
     hint="start from notebook 02's atomic sum; watch where the two non-linear steps go (\"The "
     'non-linearity pitfalls, live"): each element squared before the sum, the root taken once, '
     "of the total.",
-    # and one negative value alone: its norm is |x|, not x (the vector cases' zeros: s * rsqrt(s) is NaN)
-    cases=lambda large: scaled_cases(large) + extra_cases([(1, "negative")], seed=420),
+    # and one negative value alone: its norm is |x|, not x (the vector cases' zeros: s * rsqrt(s) is NaN);
+    # 20,000 zeros: a scaled norm (notebook 06) that guards a maximum of 0 in its first tile only gives NaN
+    cases=lambda large: scaled_cases(large) + extra_cases([(1, "negative"), (20_000, "zeros")], seed=420),
     reference=lambda x: (x * x).sum().sqrt().reshape(1),
     compare="sum",
     predictions=_l2_predictions,
