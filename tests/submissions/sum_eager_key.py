@@ -137,6 +137,13 @@ def program_count(x, out, n, partials_block):
     return (x.dtype, out.dtype, *aligned, n == 1, n % 16 == 0, partials_block, -(-n // 4096))
 
 
+def n_multiple_of_8(x, out, n, partials_block):
+    """n's divisibility tested by 8 where the JIT tests 16 (session 29's unseen round): 8,184 and 8,192 get
+    one key, and two kernels."""
+    aligned = [t.data_ptr() % 16 == 0 for t in (x, out)]
+    return (x.dtype, out.dtype, *aligned, n == 1, n % 8 == 0, partials_block)
+
+
 CORRECT = [by_address, by_offset_in_bytes, as_a_string]
 MERGES, SPLITS = "key_merges_what_the_jit_compiles_apart", "key_splits_what_the_jit_compiles_once"
 WRONG = [  # (submission, the codes it must get, a phrase its report must hold)
@@ -158,4 +165,5 @@ WRONG = [  # (submission, the codes it must get, a phrase its report must hold)
     (the_tensor_itself, [SPLITS], "new tensors of the same dtypes"),
     (reads_a_shape_it_has_not, ["exception"], "IndexError"),
     (program_count, [SPLITS], "an entry per count"),
+    (n_multiple_of_8, [MERGES], "8184 (a multiple of 8 only)"),
 ]
