@@ -16,8 +16,8 @@ ENGINE_MISTAKES = {
     "again, and no mistake of values explains it. Look for a store under a condition that no program met "
     "there (such as a last-ticket test that no ticket passes on those grids: tl.atomic_add returns the "
     "count before its add, so the last of P programs draws P - 1, tl.num_programs(0) - 1, not a block "
-    "size or a fixed number), or a host path that, for those sizes, launches nothing or launches on "
-    "another tensor.",
+    "size or a fixed number; or a ticket kept from an earlier call and never put back to 0), or a host "
+    "path that, for those sizes, launches nothing or launches on another tensor.",
     "strided_out_not_written": "{out} was left as it was in every case where it is a transposed or sliced "
     "view, and right in every case where it is contiguous: the results went into another tensor, such as "
     "the copy that {out}.contiguous() (or {out}.reshape(...)) returns for a strided view; writing into "
@@ -57,8 +57,9 @@ ENGINE_MISTAKES = {
     "for the next (a ticket or a workspace that is never reset).",
     "out_of_bounds_read": "the result depends on memory beyond the end of the input: a tl.load without "
     "mask=offsets < n, a mask one lane too wide (offsets <= n), or offsets that run past the end.",
-    "stale_out": "the answer includes whatever out held before the launch: atomics add onto the old "
-    "contents, so reset out first ({reset}).",
+    "stale_out": "the answer includes whatever out held before the launch: the kernel added onto out's "
+    "old contents instead of replacing them. With atomics, reset out first ({reset}); a kernel that "
+    "loads out and stores out plus its result should store its result alone.",
     "produced_nan": "the result is NaN: {nan_hint}",
     "not_deterministic": "repeated runs on the same input gave different bits: the combine order depends "
     "on timing (atomics). Write partials to scratch and combine them in one program.",
@@ -161,5 +162,6 @@ ONE_LAUNCH_MESSAGES = {
     "before (your own cells' calls included): allocate it with torch.zeros, once, with the workspace, and "
     "let the last program put it back to 0.",
     "last_ticket_missed": "no program passed the test for the last ticket. tl.atomic_add returns the "
-    "value before its add, so of P programs the last draws P - 1: test ticket == tl.num_programs(0) - 1.",
+    "value before its add, so of P programs the last draws P - 1: test ticket == tl.num_programs(0) - 1 "
+    "(a count of the programs worked out elsewhere, such as on the host, must be the grid's own).",
 }

@@ -228,6 +228,18 @@ def _rows_cases(large: bool) -> list[Case]:
     return [*_row_cases(large), Case(name, (x,), (7,), keywords=(("BLOCK_ROWS", 2),)), short]
 
 
+# A split row's chunks of n_cols // n_splits columns, rounded down, leave its last n_cols % n_splits columns
+# to no program: the same sums as whole tiles of n_splits columns, which the effects cannot tell apart.
+SPLIT_MESSAGES = MESSAGES | {
+    "tail_not_processed": "each row's last columns, past a multiple of a power of two, were left out: the "
+    "last, partial tile skipped (loop with range(0, n_cols, BLOCK_SIZE) and mask the last tile with "
+    "cols < n_cols; a loop that stops at n_cols // BLOCK_SIZE * BLOCK_SIZE, or a grid of n_cols // "
+    "BLOCK_SIZE splits, drops it, and a row shorter than one tile then sums to 0), or chunks of "
+    "n_cols // n_splits columns, rounded down, which leave the last n_cols % n_splits columns to no "
+    "program (chunks of triton.cdiv(n_cols, n_splits) columns cover them).",
+}
+
+
 def rows(id, signature, description, hint, identity=None, cases=_row_cases, atomic_lanes=None) -> Exercise:
     split = cases is _split_cases
     return Exercise(
@@ -240,7 +252,7 @@ def rows(id, signature, description, hint, identity=None, cases=_row_cases, atom
         compare="sum",
         predictions=_row_predictions,
         identity=identity,
-        mistakes=mistakes(MESSAGES, **SUM_WORDS),
+        mistakes=mistakes(SPLIT_MESSAGES if split else MESSAGES, **SUM_WORDS),
         trait_mistakes={"fp16": "fp16_accumulation", "strided": "ignores_strides"}
         | ({"called_n_splits": "n_splits_not_followed"} if split else {}),
         trait_probes={"fp16": float16_exact},
