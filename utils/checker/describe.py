@@ -67,10 +67,12 @@ def index_set(indices: torch.Tensor | Sequence[int], n: int, noun: str = "elemen
 
 def _block_pattern(
     failing: list[tuple[Run, torch.Tensor]], pattern: Callable[[int, int], torch.Tensor]
-) -> int | None:
-    """The power of two B for which, on every failing case, the wrong elements of each row of out (out's
-    last axis, n long) are exactly `pattern(n, B)` in every row that has any (and some row has). None if
-    no B does."""
+) -> list[int]:
+    """The powers of two B for which, on every failing case, the wrong elements of each row of out (out's
+    last axis, n long) are exactly `pattern(n, B)` in every row that has any (and some row has): several
+    where the failing lengths cannot tell them apart (n = 1025 ends one past a block of 16 and of 1,024
+    alike), none if no B does."""
+    found = []
     for b in (2**k for k in range(4, 17)):  # 16 and up: a tile, not a field of a small out
         ok = True
         for run, wrong in failing:
@@ -82,8 +84,8 @@ def _block_pattern(
                 ok = False
                 break
         if ok:
-            return b
-    return None
+            found.append(b)
+    return found
 
 
 def _last_of_block(n: int, b: int) -> torch.Tensor:
@@ -114,8 +116,10 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
         return [Finding("where", f"out still holds its value from before the call in {cases}: {held}")]
     masks = [(run, wrong_mask(exercise, run)) for run in many]
 
-    tail = _block_pattern(masks, _last_of_block)
-    past = _block_pattern(masks, _from_block) if tail is None else None
+    tails = _block_pattern(masks, _last_of_block)
+    tail = tails[0] if len(tails) == 1 else None
+    pasts = _block_pattern(masks, _from_block) if not tails else []
+    past = pasts[0] if pasts else None
     two_d = all(len(run.case.out_shape) == 2 for run in many)
     unit = "of each wrong row " if two_d else ""
     if tail is not None:
@@ -124,6 +128,15 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
                 "block",
                 f"on every failing case the wrong elements {unit}are exactly the last (length mod {tail}) "
                 f"of them, where a partial last block of {tail} would fall, and only those",
+            )
+        )
+    elif tails:
+        findings.append(
+            Finding(
+                "block",
+                f"on every failing case the wrong elements {unit}are exactly the last (length mod B) of them "
+                f"for every power of two B from {tails[0]:,} to {tails[-1]:,} alike (the failing lengths do "
+                "not tell those apart), where a partial last block of such a B would fall, and only those",
             )
         )
     elif past is not None:
@@ -135,7 +148,7 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
             )
         )
     partial = [(run, wrong) for run, wrong in masks if not wrong.all()]
-    if not partial and tail is None and past is None:
+    if not partial and not tails and past is None:
         findings.append(Finding("where", "every element of every failing case is wrong"))
     lines = []  # one per case wrong in part or unwritten in part, bar those whose every row is wrong in
     # columns of its own with nothing left unwritten
@@ -169,7 +182,8 @@ def where_wrong(exercise: Exercise, failing: list[Run]) -> list[Finding]:
                 if bool((unwritten == wrong).all())
                 else f"{int(unwritten.sum())} of the wrong elements"
             )
-            text += f"; {never} never written (still out's value from before the call)"
+            held = "out's value from before the call (never written, or written back as it was)"
+            text += f"; {never} still hold {held}"
             if len(shape) == 2 and not bool((unwritten == wrong).all()):  # which columns were left
                 left = unwritten.reshape(shape)[unwritten.reshape(shape).any(dim=1)]
                 if bool((left == left[0]).all()):
