@@ -5,6 +5,8 @@ keep their own: the checker calls once with BLOCK_ROWS=2, and the sums do not de
 import triton
 import triton.language as tl
 
+from utils.setup import runs_on_gpu
+
 
 @triton.jit
 def row_block_sum_kernel(
@@ -255,7 +257,8 @@ def row_sum_rows_no_col_mask(x, out, **tile):
 # ---- Unseen round of 2026-12-05 (session 24): written from the notebook by a helper who did not read the
 # checker. Where the tile divides the row, no mask at all: the rows' mask goes with the columns', and the
 # rows (9) are not a multiple of BLOCK_ROWS. On the one-row case (1x4096) its tile's other rows are read
-# thousands of elements past x, which the interpreter's guard stops first.
+# thousands of elements past x, which the interpreter's guard stops first; a GPU runs on, and its unmasked
+# store of the rows past n_rows is what the checker sees there (out_of_bounds_write, on an H100, 2026-12-06).
 def row_sum_rows_even_columns_unmasked(x, out, BLOCK_ROWS=None, BLOCK_SIZE=None, num_warps=4):
     row_sum_rows(
         x, out, BLOCK_ROWS, BLOCK_SIZE, num_warps, unmasked=lambda n_cols, block: n_cols % block == 0
@@ -275,5 +278,5 @@ WRONG = [
     (row_sum_rows_grid_rounded_down, "missing_rows"),
     (row_sum_rows_block_rows_not_power_of_two, "exception"),
     (row_sum_rows_no_col_mask, "out_of_bounds_read"),
-    (row_sum_rows_even_columns_unmasked, "out_of_bounds_access"),
+    (row_sum_rows_even_columns_unmasked, "out_of_bounds_write" if runs_on_gpu() else "out_of_bounds_access"),
 ]
