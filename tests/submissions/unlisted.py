@@ -291,7 +291,9 @@ UNLISTED = [
     # A result rounded to float16 is what "the sum went through float16" says, and, exactly, what
     # rounded_to_float16 says: named, and described.
     ("sum_atomic", sum_result_through_fp16, {"rounded"}, {"fp16_accumulation", "rounded_to_float16"}),
-    ("sum_atomic", sum_of_truncated, set(), WRONG_VALUES),
+    # triton 3.8's interpreter raises OverflowError where a "large" value (1e20) is cast to int32 (the
+    # README's test there, 2026-12-06, with PyPI's torch 2.14.1 and its triton 3.8); 3.9's does not raise
+    ("sum_atomic", sum_of_truncated, set(), WRONG_VALUES | {"exception"}),
     # sqrt(sqrt(S)) is also the square root taken per program and again after the combine, with one
     # program: the effects cannot tell the two apart on this battery, so that name may stand.
     ("l2_norm", l2_norm_sqrt_twice, {"function"}, {"wrong_values", "finish_before_combine"}),
