@@ -116,8 +116,10 @@ SUM_MESSAGES = {
     "a .to(tl.float16), or a float16 scratch for the partials), which keeps 11 significant bits and "
     "overflows past 65504. Load, accumulate and keep the partials in float32.",
     "grid_stride_by_tile": "tiles were added more than once, the later ones most: the grid-stride loop "
-    "steps by one tile, so program p sums tile p and every tile after it. Step by the whole grid: "
-    "range(pid * BLOCK_SIZE, n, tl.num_programs(0) * BLOCK_SIZE).",
+    "steps by less than the whole grid, by one tile (program p then sums tile p and every tile after it) "
+    "or by fewer programs' tiles than the grid has (a program count written into the kernel, and a "
+    "larger grid launched). Step by the whole grid: range(pid * BLOCK_SIZE, n, tl.num_programs(0) * "
+    "BLOCK_SIZE).",
     "summed_squares": "out holds the sum of x * x, not of x: sum the loaded values themselves "
     "(tl.sum(x, axis=0)).",
     "zeroed_after_launch": "out holds 0.0 on every case: it was reset after the kernel had added into it "
