@@ -147,6 +147,18 @@ def test_wrong_elements_laid_out_by_blocks_are_said():
     assert "last (length mod 256)" in found["block"]
 
 
+def test_a_tail_that_fits_many_blocks_names_their_range_not_one():
+    """Only the last element wrong at N = 1,025: one past a block of 16 and of every power of two up to
+    1,024 alike (an unseen copy whose grid was cdiv(n - 1, 1024)). Naming the block of 16 alone named a
+    cause the results do not prove."""
+    n = 1025
+    x = values(n, "positive", seed=n)
+    run = _run("copy", (x,), lambda e: torch.cat([e[:-1], torch.full((1,), GARBAGE, dtype=e.dtype)]), (n,))
+    block = _kinds("copy", [run])["block"]
+    assert "for every power of two B from 16 to 1,024 alike" in block, block
+    assert "last (length mod 16)" not in block, block
+
+
 def test_never_written_elements_are_said():
     x = values(300, "positive", seed=5)
     got = lambda e: torch.cat([e[:100], torch.full((200,), GARBAGE, dtype=torch.float64)])  # noqa: E731
