@@ -154,9 +154,9 @@ def _dx(x, w, dy, mean, rstd, count=None, rstd_factor=True, c1_term=True, c2_ter
 
 def _tolerance(case: Case, layer: bool = True) -> tuple[torch.Tensor, float]:
     """(atol per element of dx, rtol): a mean is a float32 sum of n terms, off by about sqrt(n) roundings of
-    the largest (16 epsilons per sqrt(n), as the checker's sums allow); xhat rounds x - mean and its scale,
-    each by an epsilon of |x - mean| * rstd (x * rstd - mean * rstd loses more for "mean 3000"); the bracket
-    and the scale by rstd add a few; for a LayerNorm (`layer`), see `centred`. A float16 dx: 2^-11 more."""
+    the largest (16 epsilons per sqrt(n)); xhat rounds x - mean and its scale, each by an epsilon of
+    |x - mean| * rstd (x * rstd - mean * rstd loses more for "mean 3000"); the bracket and the scale by rstd
+    add a few; for a LayerNorm, see `centred`. A float16 dx rounds by 2^-11, 2^-25 below 2^-14."""
     x, w, dy, mean, rstd = (t.double() for t in case.inputs)
     n = x.shape[1]
     eps = 2.0**-24
