@@ -19,7 +19,18 @@ import torch
 import triton
 import triton.language as tl
 
-from utils.bench import NO_GPU_NOTE, SECTOR_BYTES, copy_gbps, gbps, print_table, sectors_touched, versions
+from utils.bench import (
+    NO_GPU_NOTE,
+    SECTOR_BYTES,
+    copy_gbps,
+    difference,
+    dtype_name,
+    gbps,
+    print_table,
+    repeated_us,
+    sectors_touched,
+    versions,
+)
 from utils.check import check
 from utils.compiled import (
     captured_fds,
@@ -32,6 +43,7 @@ from utils.compiled import (
     ttir_arguments,
 )
 from utils.diagrams import lane_diagram, loop_diagram, row_tile_diagram
+from utils.verdicts import LEVEL_BAND
 
 
 # --- cell 'kernel-code'
