@@ -60,7 +60,7 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "COMBINE": ["atomics", "ticket", "none"],  # "none": dx alone, the first of two passes
     "RECOMPUTE": [False, True],
     "STAGES": [3],
-    "RELOAD": ["rows and w"],  # every branch: w read before the sums, x, dy and w after them
+    "RELOAD": ["rows"],  # every branch: w read on every tile, then x and dy again after the sums
     "READ_TWICE": [True],  # notebook 10: the softmax backward's tile read again after its sums
     "ACC": ["tl.float32"],  # a Triton dtype, named: see _example
     "BLOCK_P": [32],  # notebook 10: sum_partials' partial rows per step
