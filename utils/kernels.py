@@ -62,6 +62,7 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "STAGES": [3],
     "RELOAD": ["rows"],  # every branch: w read on every tile, then x and dy again after the sums
     "READ_TWICE": [True],  # notebook 10: the softmax backward's tile read again after its sums
+    "EVEN": [True, False],  # notebook 10: a split row's K parts cover it exactly (no column masked), or not
     "ACC": ["tl.float32"],  # a Triton dtype, named: see _example
     "BLOCK_P": [32],  # notebook 10: sum_partials' partial rows per step
     "BLOCK_COLS": [128],

@@ -542,8 +542,8 @@ def load_tile(
     BLOCK_ROWS: tl.constexpr,
 ):
     # a program's part of a tile of rows: x and dy as stored (converted where used, so that a 16-bit tile
-    # carried over to the next step of the loop takes half the registers), the rows' statistics, the mask;
-    # a tile past the last has every row masked
+    # carried over to the next step of the loop takes half the registers), the rows' statistics, the mask
+    # (in_row, all true where the K parts cover the row exactly); a tile past the last has every row masked
     rows = tile * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
     mask = (rows[:, None] < n_rows) & in_row[None, :]
     x = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0)
@@ -553,6 +553,19 @@ def load_tile(
     if LAYER:
         mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
     return x, dy, mean, rstd, mask
+
+
+@triton.jit
+def part_normalised(x, mean, rstd, mask, LAYER: tl.constexpr, EVEN: tl.constexpr):
+    # x̂ of a program's part of a tile. EVEN: the K parts cover the row exactly, so no column is masked, and a
+    # masked row (past the last) has x = 0 and rstd = 0, so x̂ = 0 with no select; else normalised's
+    if EVEN:
+        xhat = x * rstd[:, None]
+        if LAYER:
+            xhat = (x - mean[:, None]) * rstd[:, None]
+    else:
+        xhat = normalised(x, mean, rstd, mask, LAYER)
+    return xhat
 
 
 @triton.jit
@@ -571,12 +584,13 @@ def publish_sums(
     K_POW2: tl.constexpr,
     ACC: tl.constexpr,
     BLOCK_ROWS: tl.constexpr,
+    EVEN: tl.constexpr,
 ):
     # this part's two sums of each row of the tile, for the other K - 1: sums[tile][which sum][part][row];
     # then this program counts itself in on the tile's counter, without waiting: release publishes the stores
     # (every thread's: the block barrier first) to whoever acquires the count
     g = dy.to(ACC) * w[None, :]
-    xhat = normalised(x.to(ACC), mean, rstd, mask, LAYER)
+    xhat = part_normalised(x.to(ACC), mean, rstd, mask, LAYER, EVEN)
     r = tl.arange(0, BLOCK_ROWS)
     tile_sums = sums_ptr + tile * 2 * K_POW2 * BLOCK_ROWS
     tl.store(tile_sums + part * BLOCK_ROWS + r, tl.sum(g * xhat, axis=1))
@@ -624,19 +638,25 @@ def norm_backward_split_kernel(
     BLOCK_ROWS: tl.constexpr,
     CHUNK: tl.constexpr,
     SPIN_LIMIT: tl.constexpr,
+    EVEN: tl.constexpr,
 ):
     # A persistent grid of groups of K programs, every one resident at once (the host sizes it so): program
     # pid holds part pid % K of the columns, CHUNK of them, of every tile its group walks. Pipelined: before
     # it waits for the K parts of a tile's sums, a program loads the next tile and publishes its own part of
-    # the next tile's sums, so that the wait and the load overlap; the tile in hand stays in registers
+    # the next tile's sums, so that the wait and the load overlap; the tile in hand stays in registers. Its
+    # partial rows of dW and db are a row each, the tile's rows added in on every step: a tile's height
+    # times fewer registers than a partial row per row of the tile
     pid, programs = tl.program_id(0), tl.num_programs(0)
     part, group, groups = pid % K, pid // K, programs // K
     tiles = tl.cdiv(n_rows, BLOCK_ROWS)
     cols = part * CHUNK + tl.arange(0, CHUNK)
-    in_row = cols < n_cols
+    if EVEN:  # the K parts cover the row exactly: a mask true in every column, which the compiler folds away
+        in_row = tl.arange(0, CHUNK) < CHUNK
+    else:
+        in_row = cols < n_cols
     w = tl.load(w_ptr + cols, mask=in_row, other=0.0).to(ACC)
-    dw_sums = tl.zeros((BLOCK_ROWS, CHUNK), ACC)
-    db_sums = tl.zeros((BLOCK_ROWS, CHUNK), ACC)
+    dw_sums = tl.zeros((CHUNK,), ACC)
+    db_sums = tl.zeros((CHUNK,), ACC)
     r, k = tl.arange(0, BLOCK_ROWS), tl.arange(0, K_POW2)
     each = k[:, None] * BLOCK_ROWS + r[None, :]
     parts = (k[:, None] < K) & (r[None, :] < BLOCK_ROWS)
@@ -658,7 +678,7 @@ def norm_backward_split_kernel(
         BLOCK_ROWS,
     )
     publish_sums(
-        sums_ptr, counter_ptr, tile, part, x, dy, w, mean, rstd, mask, LAYER, K_POW2, ACC, BLOCK_ROWS
+        sums_ptr, counter_ptr, tile, part, x, dy, w, mean, rstd, mask, LAYER, K_POW2, ACC, BLOCK_ROWS, EVEN
     )
     for next_tile in range(group + groups, tiles + groups, groups):  # the last step has no next tile
         x_next, dy_next, mean_next, rstd_next, mask_next = load_tile(
@@ -692,13 +712,14 @@ def norm_backward_split_kernel(
                 K_POW2,
                 ACC,
                 BLOCK_ROWS,
+                EVEN,
             )
         # the tile in hand: the K parts of its sums, added in part order (the same sum whichever program
         # arrived first), then its dx and its share of the partial rows
         stuck = wait_for_parts(counter_ptr + tile, stuck, K, SPIN_LIMIT)
         tile_sums = sums_ptr + tile * 2 * K_POW2 * BLOCK_ROWS
         sum_g_xhat = tl.sum(tl.load(tile_sums + each, mask=parts, other=0.0, volatile=True), axis=0)
-        xhat = normalised(x.to(ACC), mean, rstd, mask, LAYER)
+        xhat = part_normalised(x.to(ACC), mean, rstd, mask, LAYER, EVEN)
         g = dy.to(ACC) * w[None, :]
         dx = g - xhat * (sum_g_xhat / n_cols)[:, None]
         if LAYER:
@@ -709,15 +730,15 @@ def norm_backward_split_kernel(
         rows = tile * BLOCK_ROWS + r
         dx_offsets = rows[:, None] * dx_row_stride + cols[None, :]
         tl.store(dx_ptr + dx_offsets, (dx * rstd[:, None]).to(dx_ptr.dtype.element_ty), mask=mask)
-        dw_sums += dy.to(ACC) * xhat
+        dw_sums += tl.sum(dy.to(ACC) * xhat, axis=0)
         if LAYER:
-            db_sums += dy.to(ACC)
+            db_sums += tl.sum(dy.to(ACC), axis=0)
         x, dy, mean, rstd, mask, tile = x_next, dy_next, mean_next, rstd_next, mask_next, next_tile
     tl.atomic_max(stuck_ptr, stuck)  # 1 if this program gave up waiting on any tile
     # the group's partial rows, dW's `groups` rows then db's, for sum_partials
-    tl.store(partial_ptr + group * n_cols + cols, tl.sum(dw_sums, axis=0), mask=in_row)
+    tl.store(partial_ptr + group * n_cols + cols, dw_sums, mask=in_row)
     if LAYER:
-        tl.store(partial_ptr + (groups + group) * n_cols + cols, tl.sum(db_sums, axis=0), mask=in_row)
+        tl.store(partial_ptr + (groups + group) * n_cols + cols, db_sums, mask=in_row)
 
 
 # --- cell 'split-host'
@@ -751,14 +772,16 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
     # the second sums stands in for partial (the same dtype) until the groups, and so its size, are known
     args = [x, w, dy, dx, mean, rstd, sums, counter, stuck, sums, n_rows, n_cols]
     args += [x.stride(0), dy.stride(0), dx.stride(0)]
+    chunk = triton.next_power_of_2(triton.cdiv(n_cols, k))
     meta = dict(
         LAYER=layer,
         K=k,
         K_POW2=triton.next_power_of_2(k),
         ACC=tl.float64 if acc == torch.float64 else tl.float32,
         BLOCK_ROWS=config.rows,
-        CHUNK=triton.next_power_of_2(triton.cdiv(n_cols, k)),
+        CHUNK=chunk,
         SPIN_LIMIT=2**20,
+        EVEN=chunk * k == n_cols,  # no column masked: no mask, no select, in any part
         num_warps=config.warps,
     )
     launch_key = (state_key, x.dtype, layer, config)
@@ -793,14 +816,15 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
 
 
 # The split configurations section 10's tuning tries from 8,192 columns, and this section's last cell times
-# (rows a tile, warps, programs an SM, K): the four fastest of an experiment with this kernel's algorithm on
-# an H100 at 16,384 columns (LayerNorm, float16), each within 5% of the best there; the tuning picks among
-# them on the GPU at hand
+# (rows a tile, warps, programs an SM, K): from an experiment with this kernel on an H100 at 16,384 columns,
+# screening tiles of 1, 2 and 4 rows, 4 and 8 warps, 2 and 4 programs an SM and K = 8 and 16, the fastest
+# for each norm in float16, bfloat16 and float32 (4-row tiles for 16-bit inputs, 2-row tiles for float32);
+# the tuning picks among them on the GPU at hand
 SPLIT_CONFIGS = [
-    BackwardConfig(1, 4, 4, split=8),
+    BackwardConfig(4, 4, 2, split=8),
     BackwardConfig(2, 4, 4, split=16),
     BackwardConfig(2, 4, 2, split=8),
-    BackwardConfig(1, 8, 2, split=4),
+    BackwardConfig(2, 8, 2, split=8),
 ]
 
 
