@@ -54,8 +54,7 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "K_POW2": [4],  # notebook 10: a split row's parts, loaded as one tile (K rounded up to a power of 2)
     "K": [4],  # notebook 08: the one launch's chunks per row; notebook 10: the programs a split row runs on
     "SPIN_LIMIT": [1024],  # notebook 08: the one launch's bounded wait
-    # notebook 10: the fused backward's norm, its combines (the ticket's branch stores the partial rows too),
-    # the statistics read or recomputed; pipelined loads and what is reloaded, their costlier settings
+    # notebook 10: the fused backward's norms, combines, statistics, stages and reloads, each costlier setting
     "LAYER": [True, False],
     "COMBINE": ["atomics", "ticket", "none"],  # "none": dx alone, the first of two passes
     "RECOMPUTE": [False, True],
