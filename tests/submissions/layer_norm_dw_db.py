@@ -165,8 +165,13 @@ WRONG = [
     (_dw_db("partials", "no mean"), "xhat_without_mean"),
     (_dw_db("partials", one_block=True), "first_rows_only"),
     (_dw_db("atomics", "float16 sums"), "fp16_accumulation"),
-    # a case right before the failing ones is wrong when run again after them: its result changes
-    (_dw_db("ticket", "ticket never reset"), "varies_between_runs"),
+    # a case right before the failing ones is wrong when run again after them: its result changes. On a GPU
+    # (session 29's battery, on an H100, with the GPU's sizes) out held its old value in every failing case:
+    # not_written_where_failing, whose message names a ticket kept from an earlier call
+    (
+        _dw_db("ticket", "ticket never reset"),
+        "not_written_where_failing" if runs_on_gpu() else "varies_between_runs",
+    ),
     (_dw_db("partials", "x with dy strides"), "ignores_strides"),
     (_dw_db("atomics", "scaled first"), "cancels_digits"),
     (_dw_db("atomics", "mean in x's dtype"), "fp16_accumulation"),  # only the float16 cases fail
