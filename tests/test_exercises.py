@@ -132,11 +132,12 @@ def test_the_workshop_guide_names_only_real_diagnosis_codes():
         assert set(named) <= known, f"docs/workshop.md, row for {ids}: unknown codes {set(named) - known}"
 
 
-# The address space the predictions may add to what the imports mapped: what a Colab T4 leaves a notebook
-# (12.7 GB of RAM, less the kernel's own), and more than any family needs today (softmax_split's, the
-# largest, peaked 4.6 GiB above its imports on 2026-12-06). Counted from after the imports, because the
-# imports' own mappings depend on the build: 0.6 GiB with torch's CPU wheel, 3.1 GiB with PyPI's CUDA one.
-GPU_BATTERY_ALLOCATION = 6 * 2**30
+# The address space the predictions may add to what the imports mapped: well inside what a Colab T4 leaves a
+# notebook (12.7 GB of RAM, less the kernel's own), and more than any group of families needs today (at most
+# 2.0 GiB above its imports on 2026-12-06, with equal predictions sharing one tensor; softmax_split alone
+# took 4.6 GiB before they did). Counted from after the imports, because the imports' own mappings depend
+# on the build: 0.6 GiB with torch's CPU wheel, 3.1 GiB with PyPI's CUDA one.
+GPU_BATTERY_ALLOCATION = 3 * 2**30
 FAMILIES = sorted({exercise.cases.__module__ for exercise in EXERCISES.values()})
 # The families in three processes, not one each: a process spends 3.4 s importing torch before it
 # predicts anything (two cores). One process per family took 125 s in all, three groups 95 s.
@@ -284,3 +285,25 @@ def test_an_optional_case_is_skipped_by_a_function_without_its_keyword():
     assert case.skipped_by(without)
     assert not case.skipped_by(with_it) and not case.skipped_by(any_keywords)
     assert not Case("c", case.inputs, (2, 2), keywords=(("eps", 1e-3),)).skipped_by(without)
+
+
+def test_equal_large_predictions_share_one_tensor_and_different_ones_do_not():
+    from utils.checker.predictions import _SHARED_FROM, Alternatives
+
+    values = torch.randn(2, _SHARED_FROM, dtype=torch.float64)
+    values[0, 7] = float("nan")  # NaNs with the same bits are alike
+    first = Alternatives.of(values.clone())
+    same = Alternatives.of(values.clone())
+    other = values.clone()
+    other[1, 3] = -other[1, 3]
+    different = Alternatives.of(other)
+    signed_zero = values.clone()
+    signed_zero[1, 5] = 0.0
+    zero, minus_zero = Alternatives.of(signed_zero.clone()), signed_zero.clone()
+    minus_zero[1, 5] = -0.0  # equal as numbers, apart as bits: kept apart
+    assert same.values is first.values
+    assert different.values is not first.values
+    assert torch.equal(different.values.view(torch.int64), other.view(torch.int64))  # its own values
+    assert Alternatives.of(minus_zero).values is not zero.values
+    small = torch.randn(1, 8, dtype=torch.float64)  # below _SHARED_FROM: not looked up
+    assert Alternatives.of(small.clone()).values is not Alternatives.of(small.clone()).values

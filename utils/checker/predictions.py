@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
@@ -38,6 +39,29 @@ class _NothingWritten:
 NOTHING_WRITTEN = _NothingWritten()
 
 
+# Large predictions equal bit for bit to one alive already share its tensor (see `_shared`), by a key of
+# their shape and a checksum of their bits; an entry goes when no prediction holds its tensor any more.
+_SHARED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_SHARED_FROM = 1 << 16  # elements: below this, a copy costs less than the checksum's time is worth
+
+
+def _shared(values: torch.Tensor) -> torch.Tensor:
+    """`values`, or a live tensor equal to it bit for bit. Many forms of one mistake predict the same result
+    (on softmax_split's case of 4,096 x 1,024, 123 float64 tensors of 32 MiB held 46 different results),
+    and the engine only reads predictions, so they can share one. Hashing a tensor is by identity in Python,
+    and a dict of tensors cannot be compared by value, hence the key: its shape and the sum of its bits as
+    int64 (which wraps around), confirmed by torch.equal on those bits (NaNs alike, -0.0 apart from 0.0)."""
+    if values.numel() < _SHARED_FROM or values.dtype != torch.float64 or not values.is_contiguous():
+        return values
+    bits = values.view(torch.int64)
+    key = (tuple(values.shape), int(bits.sum()))
+    found = _SHARED.get(key)
+    if found is None:
+        _SHARED[key] = values
+        return values
+    return found if torch.equal(found.view(torch.int64), bits) else values
+
+
 @dataclass(frozen=True, eq=False)
 class Alternatives:
     """What one form of a mistake may leave in out on one case: alternative i writes values[i] into the
@@ -49,6 +73,9 @@ class Alternatives:
     # False where the mistake has another mistake's effect on this case (see `indistinct`): a run that
     # matches is no evidence for it, one that does not still contradicts it.
     proves: bool = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "values", _shared(self.values))  # frozen: set once, here
 
     def __len__(self) -> int:
         return self.values.shape[0]
