@@ -110,22 +110,22 @@ def sum_partials_kernel_first_block_only(partials_ptr, out_ptr, n_partials, BLOC
     tl.store(out_ptr, tl.sum(partials, axis=0))
 
 
-def sum_two_stage_stage2_first_block_only(x, out):
+def _stage2_first_block_only(x, out, tile, partials_block):
     n = x.numel()
-    n_partials = triton.cdiv(n, BLOCK_SIZE)
+    n_partials = triton.cdiv(n, tile)
     partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
-    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=BLOCK_SIZE)
-    sum_partials_kernel_first_block_only[(1,)](partials, out, n_partials, BLOCK_SIZE=PARTIALS_BLOCK)
+    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=tile)
+    sum_partials_kernel_first_block_only[(1,)](partials, out, n_partials, BLOCK_SIZE=partials_block)
+
+
+def sum_two_stage_stage2_first_block_only(x, out):
+    _stage2_first_block_only(x, out, BLOCK_SIZE, PARTIALS_BLOCK)
 
 
 def sum_two_stage_stage2_block_of_64(x, out):
     # (session 29's unseen round) the same mistake with a block of 64 partials of tiles of 1,024: every case
     # of up to 65,536 elements fits in it, and 131,075 does not
-    n = x.numel()
-    n_partials = triton.cdiv(n, 1024)
-    partials = torch.empty(n_partials, dtype=torch.float32, device=x.device)
-    partial_sum_kernel[(n_partials,)](x, partials, n, BLOCK_SIZE=1024)
-    sum_partials_kernel_first_block_only[(1,)](partials, out, n_partials, BLOCK_SIZE=64)
+    _stage2_first_block_only(x, out, 1024, 64)
 
 
 @triton.jit
