@@ -106,13 +106,17 @@ def sum_partials_kernel(partial_ptr, out_ptr, blocks, n_cols, so_row, BLOCK_COLS
     tl.store(out_ptr + so_row + cols, db, mask=in_row)
 
 
-def _dw_db(combine="atomics", mistake="", block_rows=16, block_cols=128, one_block=False):
-    """One of the three combines; `one_block`: a grid of one block of rows, with no loop over the rest."""
+def _dw_db(combine="atomics", mistake="", block_rows=16, block_cols=128, one_block=False, whole_blocks=False):
+    """One of the three combines; `one_block`: a grid of one block of rows, with no loop over the rest;
+    `whole_blocks`: a grid of n_rows // block_rows blocks, rounded down, so the rows past the last whole
+    block are left out."""
     workspaces = {}
 
     def launch(x, dy, mean, rstd, out):
         n_rows, n_cols = x.shape
         blocks = 1 if one_block else triton.cdiv(n_rows, block_rows)
+        if whole_blocks:
+            blocks = n_rows // block_rows
         tiles = triton.cdiv(n_cols, block_cols)
         key = (x.device, blocks, n_cols)
         if key not in workspaces:  # kept between calls, as a one-launch kernel keeps its workspace
@@ -123,6 +127,8 @@ def _dw_db(combine="atomics", mistake="", block_rows=16, block_cols=128, one_blo
         partials, tickets = workspaces[key]
         if combine == "atomics" and mistake not in ("not zeroed", "plain store"):
             out.zero_()
+        if blocks == 0:  # no whole block: nothing to launch
+            return
         partial_rows_kernel[(blocks, tiles)](
             x,
             dy,
@@ -145,6 +151,7 @@ def _dw_db(combine="atomics", mistake="", block_rows=16, block_cols=128, one_blo
             sum_partials_kernel[(tiles,)](partials, out, blocks, n_cols, out.stride(0), BLOCK_COLS=block_cols)
 
     parts = [combine, mistake.replace(" ", "_") if mistake else "", "one_block" if one_block else ""]
+    parts.append("whole_blocks" if whole_blocks else "")
     launch.__name__ = "layer_norm_dw_db_" + "_".join(p for p in parts if p)
     return launch
 
@@ -164,6 +171,7 @@ WRONG = [
     (_dw_db("partials", "no rstd"), "xhat_without_rstd"),
     (_dw_db("partials", "no mean"), "xhat_without_mean"),
     (_dw_db("partials", one_block=True), "first_rows_only"),
+    (_dw_db("atomics", whole_blocks=True), "last_rows_left_out"),
     (_dw_db("atomics", "float16 sums"), "fp16_accumulation"),
     # a case right before the failing ones is wrong when run again after them: its result changes. On a GPU
     # (session 29's battery, on an H100, with the GPU's sizes) out held its old value in every failing case:

@@ -33,6 +33,10 @@ MESSAGES = {
     "first_rows_only": "out holds the sums of the first rows only, a power-of-two block of them: one "
     "program's partial row with no others added (a grid of one program without a loop over the rows, or "
     "a second pass that reads only the first partial).",
+    "last_rows_left_out": "out holds the sums of the first rows only, up to the end of the last whole "
+    "block of rows (a power of two of them): the rows after it are left out. A grid of n_rows // BLOCK_ROWS "
+    "programs, or a loop that stops at that many blocks, leaves them out: round up (triton.cdiv) and mask "
+    "the last block's rows.",
     "dw_db_swapped": "out[0] holds db and out[1] holds dW: out[0] is the sum of dy * xhat (the weight's "
     "gradient), out[1] the sum of dy (the bias's).",
     "xhat_without_rstd": "out[0] is the sum of dy * (x - mean): xhat is (x - mean) * rstd, scaled by the "
@@ -181,6 +185,12 @@ def _predictions(case: Case, on_gpu: bool) -> Predictions:
         predict(out, "store_race", ("BLOCK_ROWS", block), partials[-1])
         predict_each(out, "store_race", race(("BLOCK_ROWS", block), each_element=True), partials)
         predict(out, "first_rows_only", ("BLOCK_ROWS", block), partials[0])
+    for block in POWERS_OF_TWO[1:]:
+        whole = rows - rows % block  # the rows of whole blocks
+        if whole == 0:  # every row left out: out would be 0, as many other mistakes leave it
+            not_predicted(out, "last_rows_left_out", ("BLOCK_ROWS", block), right.numel())
+        elif whole < rows:
+            predict(out, "last_rows_left_out", ("BLOCK_ROWS", block), both[:whole].sum(dim=0))
     return out
 
 
