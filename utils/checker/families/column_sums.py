@@ -26,7 +26,16 @@ from utils.checker.data import values
 from utils.checker.families.norm_backward import EPS, OTHER_EPS, SAVED_KIND, mean_near_zero, saved_statistics
 from utils.checker.messages import TILE_MESSAGES
 from utils.checker.model import Case, Exercise, Layout, mistakes, row_case, scaled_and_shifted
-from utils.checker.predictions import POWERS_OF_TWO, Predictions, not_predicted, predict, predict_each, race
+from utils.checker.predictions import (
+    POWERS_OF_TWO,
+    Alternatives,
+    Predictions,
+    indistinct,
+    not_predicted,
+    predict,
+    predict_each,
+    race,
+)
 
 MESSAGES = {
     "store_race": TILE_MESSAGES["store_race"],
@@ -187,8 +196,13 @@ def _predictions(case: Case, on_gpu: bool) -> Predictions:
         predict(out, "first_rows_only", ("BLOCK_ROWS", block), partials[0])
     for block in POWERS_OF_TWO[1:]:
         whole = rows - rows % block  # the rows of whole blocks
-        if whole == 0:  # every row left out: out would be 0, as many other mistakes leave it
-            not_predicted(out, "last_rows_left_out", ("BLOCK_ROWS", block), right.numel())
+        if whole == 0:  # every row left out: out is 0, as other mistakes leave it too (no evidence)
+            indistinct(
+                out,
+                "last_rows_left_out",
+                ("BLOCK_ROWS", block),
+                Alternatives.of(torch.zeros(1, right.numel())),
+            )
         elif whole < rows:
             predict(out, "last_rows_left_out", ("BLOCK_ROWS", block), both[:whole].sum(dim=0))
     return out
