@@ -9,7 +9,8 @@ are combined by atomics into a zeroed out, by a second pass over a buffer of par
 program to arrive (07's ticket).
 
 The mistakes are the combine's (a plain store where partial rows must be added: one program's partial
-survives; atomics onto an out that was never zeroed; a single program's rows), and the formula's: dW and
+survives; atomics onto an out that was never zeroed; a single program's rows; the rows of whole blocks
+only), and the formula's: dW and
 db swapped, xhat without the shift by the mean or without the scale by rstd, or scaled before the shift
 (digits lost where the mean is large). The battery holds one row,
 many short rows, widths that are not powers of two, rows with a large mean (3,000), float16 x and dy,
