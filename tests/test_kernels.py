@@ -1,5 +1,6 @@
 """utils.kernels.load: a notebook's exported cells as a module; nothing guessed, nothing left behind."""
 
+import ast
 import re
 import tempfile
 from pathlib import Path
@@ -165,3 +166,13 @@ def test_helpers_are_told_from_kernels_by_one_rule():
     assert notebooks.jit_helpers({"alone": sources["store_twice"]}) == set()
     indented = "    @triton.jit\n    def nested(a):\n        return a\n"  # inspect.getsource of a nested one
     assert notebooks.jit_helpers({"nested": indented}) == {"nested"}
+
+
+def test_a_kernels_own_names_do_not_pull_in_top_level_assignments():
+    """kernel_module keeps the top-level assignments a kernel reads from outside itself. Its parameters and
+    locals are its own: a check cell's `x = ...` stays out (it imported a cell's names that the module
+    lacks, and the compile test failed), while a constant the kernel reads stays in."""
+    source = "@triton.jit\ndef scaled_kernel(x_ptr, n):\n"
+    source += "    x = tl.load(x_ptr)\n    tl.store(x_ptr, x * SCALE + n)\n"
+    assert kernels._names_read(ast.parse(source).body[0]) == {"triton", "tl", "SCALE"}
+    assert kernels._names_read(ast.parse("BLOCK = 4 * WARPS").body[0]) == {"WARPS"}
