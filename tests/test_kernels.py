@@ -1,6 +1,5 @@
 """utils.kernels.load: a notebook's exported cells as a module; nothing guessed, nothing left behind."""
 
-import ast
 import re
 import tempfile
 from pathlib import Path
@@ -168,11 +167,16 @@ def test_helpers_are_told_from_kernels_by_one_rule():
     assert notebooks.jit_helpers({"nested": indented}) == {"nested"}
 
 
-def test_a_kernels_own_names_do_not_pull_in_top_level_assignments():
+def test_a_kernels_own_names_do_not_pull_in_top_level_assignments(tmp_path, monkeypatch):
     """kernel_module keeps the top-level assignments a kernel reads from outside itself. Its parameters and
     locals are its own: a check cell's `x = ...` stays out (it imported a cell's names that the module
     lacks, and the compile test failed), while a constant the kernel reads stays in."""
-    source = "@triton.jit\ndef scaled_kernel(x_ptr, n):\n"
-    source += "    x = tl.load(x_ptr)\n    tl.store(x_ptr, x * SCALE + n)\n"
-    assert kernels._names_read(ast.parse(source).body[0]) == {"triton", "tl", "SCALE"}
-    assert kernels._names_read(ast.parse("BLOCK = 4 * WARPS").body[0]) == {"WARPS"}
+    cells = [
+        "SCALE = 2.0\nx = made_elsewhere()",
+        "@triton.jit\ndef scaled_kernel(x_ptr, n):\n"
+        "    x = tl.load(x_ptr)\n    tl.store(x_ptr, x * SCALE + n)",
+    ]
+    monkeypatch.setattr(kernels, "code_cells", lambda path: [v4.new_code_cell(c) for c in cells])
+    monkeypatch.setattr(kernels, "solution", lambda notebook: notebook)
+    module = kernels.kernel_module("99_probe", tmp_path)
+    assert module.SCALE == 2.0 and not hasattr(module, "x")

@@ -244,20 +244,6 @@ def load(notebook: str) -> types.ModuleType:
         ) from error
 
 
-def _names_read(node: ast.AST) -> set[str]:
-    """The names a definition reads from outside itself: loaded and not bound in it. A function's
-    parameters and locals (a kernel's `x`) are its own, not the notebook's top-level `x = ...`, which a
-    check cell may bind and which would fail without the cell's other names."""
-    loaded = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    if not isinstance(node, ast.FunctionDef):
-        return loaded
-    arguments = node.args
-    parameters = arguments.posonlyargs + arguments.args + arguments.kwonlyargs
-    parameters += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
-    stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    return loaded - stored - {a.arg for a in parameters}
-
-
 def kernel_module(notebook: str, folder: Path) -> types.ModuleType:
     """Every @triton.jit function of the notebook, exported or not, with the assignments they read (kernels
     read nothing else), written to `folder` and imported: what the compile test compiles."""
@@ -265,7 +251,12 @@ def kernel_module(notebook: str, folder: Path) -> types.ModuleType:
     kept = [isinstance(node, ast.FunctionDef) and is_triton_jit(node) for node, _ in found]
     assigned = [_assigned_names(node) for node, _ in found]
     while True:  # an assignment is kept when a kept definition reads it (a block size reading another one)
-        read = set().union(*(_names_read(node) for (node, _), keep in zip(found, kept) if keep))
+        read = set()  # a function's free names only: a kernel's own `x` is not a check cell's `x = ...`
+        for (node, source), keep in zip(found, kept):
+            if keep and isinstance(node, ast.FunctionDef):
+                read |= set(_unresolved(source, notebook))
+            elif keep:
+                read |= {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
         more = [keep or bool(names & read - PRELUDE_NAMES) for keep, names in zip(kept, assigned)]
         if more == kept:
             break
