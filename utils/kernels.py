@@ -250,13 +250,14 @@ def kernel_module(notebook: str, folder: Path) -> types.ModuleType:
     found = [pair for cell in code_cells(solution(notebook)) for pair in _definitions(cell.source)]
     kept = [isinstance(node, ast.FunctionDef) and is_triton_jit(node) for node, _ in found]
     assigned = [_assigned_names(node) for node, _ in found]
+    reads = [  # what each definition reads from outside itself
+        set(_unresolved(source, notebook))  # a function: its own `x` is not a check cell's `x = ...`
+        if isinstance(node, ast.FunctionDef)
+        else {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
+        for node, source in found
+    ]
     while True:  # an assignment is kept when a kept definition reads it (a block size reading another one)
-        read = set()  # a function's free names only: a kernel's own `x` is not a check cell's `x = ...`
-        for (node, source), keep in zip(found, kept):
-            if keep and isinstance(node, ast.FunctionDef):
-                read |= set(_unresolved(source, notebook))
-            elif keep:
-                read |= {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
+        read = set().union(*(names for names, keep in zip(reads, kept) if keep))
         more = [keep or bool(names & read - PRELUDE_NAMES) for keep, names in zip(kept, assigned)]
         if more == kept:
             break

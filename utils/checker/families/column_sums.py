@@ -195,9 +195,8 @@ def _predictions(case: Case, on_gpu: bool) -> Predictions:
         predict(out, "store_race", ("BLOCK_ROWS", block), partials[-1])
         predict_each(out, "store_race", race(("BLOCK_ROWS", block), each_element=True), partials)
         predict(out, "first_rows_only", ("BLOCK_ROWS", block), partials[0])
-    no_rows = Alternatives.of(
-        torch.zeros(1, right.numel())
-    )  # the sums of no rows: any block longer than the case
+    # the sums of no rows, for any block longer than the case
+    no_rows = Alternatives.of(torch.zeros(1, right.numel()))
     for block in POWERS_OF_TWO[1:]:
         whole = rows - rows % block  # the rows of whole blocks
         if whole == 0:  # every row left out: out is 0, as other mistakes leave it too (no evidence)
