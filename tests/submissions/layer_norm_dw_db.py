@@ -66,6 +66,9 @@ def partial_rows_kernel(
         if MISTAKE == "plain store":  # several programs store into the same columns: one survives
             tl.store(out_ptr + cols, dw, mask=in_row)
             tl.store(out_ptr + so_row + cols, db, mask=in_row)
+        elif MISTAKE == "interleaved":  # dW at out's even places, db at its odd ones (unlisted.py)
+            tl.atomic_add(out_ptr + 2 * cols, dw, mask=in_row)
+            tl.atomic_add(out_ptr + 2 * cols + 1, db, mask=in_row)
         elif MISTAKE == "load add store":  # no atomic: on a GPU another program's add may land in between
             tl.store(out_ptr + cols, tl.load(out_ptr + cols, mask=in_row) + dw, mask=in_row)
             tl.store(out_ptr + so_row + cols, tl.load(out_ptr + so_row + cols, mask=in_row) + db, mask=in_row)

@@ -57,6 +57,8 @@ def dx_rows_kernel(
         count = BLOCK_SIZE
     c1 = tl.sum(g * xhat, axis=1) / count
     c2 = tl.sum(g, axis=1) / count
+    if MISTAKE == "c2 of xhat":  # the mean of x̂ where dx needs the mean of g (tests/submissions/unlisted.py)
+        c2 = tl.sum(xhat, axis=1) / count
     if MISTAKE == "no c1":
         bracket = g - c2[:, None]
     elif MISTAKE == "no c2":

@@ -43,8 +43,14 @@ def row_kernel(
         dx = y * dy - s
     elif MISTAKE == "sign":
         dx = y * (s - dy)
+    elif (
+        MISTAKE == "y on the sum"
+    ):  # dy - y * s: the factor y on the wrong term (tests/submissions/unlisted.py)
+        dx = dy - y * s
     else:
         dx = y * (dy - s)
+    if MISTAKE == "rows reversed":  # row r's dx stored into row n - 1 - r (unlisted.py)
+        row = tl.num_programs(0) - 1 - row
     tl.store(dx_ptr + row * so_row + cols * so_col, dx.to(dx_ptr.dtype.element_ty), mask=mask)
 
 

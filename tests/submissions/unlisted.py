@@ -13,6 +13,8 @@ import torch
 import triton
 import triton.language as tl
 
+from tests.submissions import layer_norm_dw_db, layer_norm_dx, softmax_backward
+
 BLOCK = 1024
 
 
@@ -285,139 +287,6 @@ def layer_norm_dx_rstd_twice(x, w, dy, mean, rstd, dx):
     dx.mul_(rstd[:, None])
 
 
-# ----------------------------------------------------------------------------------------------------
-# Notebook 10's backwards: the softmax's dx as dy - y * Σ dy·y (the factor y on the wrong term) and with its
-# rows written in reverse order; a LayerNorm's dx whose c2 is the mean of x̂ in place of the mean of w·dy;
-# dW and db stored interleaved (out read as n_cols pairs) where out holds dW's row, then db's
-
-
-@triton.jit
-def _softmax_backward_kernel(
-    y_ptr,
-    dy_ptr,
-    dx_ptr,
-    n_rows,
-    n_cols,
-    sy,
-    syc,
-    sdy,
-    sdyc,
-    sdx,
-    sdxc,
-    MISTAKE: tl.constexpr,
-    BLOCK: tl.constexpr,
-):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    mask = cols < n_cols
-    y = tl.load(y_ptr + row * sy + cols * syc, mask=mask, other=0.0).to(tl.float32)
-    dy = tl.load(dy_ptr + row * sdy + cols * sdyc, mask=mask, other=0.0).to(tl.float32)
-    dot = tl.sum(dy * y, axis=0)
-    dx = y * (dy - dot)
-    target = row
-    if MISTAKE == "y on the sum":
-        dx = dy - y * dot
-    if MISTAKE == "rows reversed":
-        target = n_rows - 1 - row
-    tl.store(dx_ptr + target * sdx + cols * sdxc, dx.to(dx_ptr.dtype.element_ty), mask=mask)
-
-
-def _softmax_backward(y, dy, dx, mistake):
-    n_rows, n_cols = y.shape
-    args = (y, dy, dx, n_rows, n_cols, *y.stride(), *dy.stride(), *dx.stride())
-    _softmax_backward_kernel[(n_rows,)](*args, MISTAKE=mistake, BLOCK=triton.next_power_of_2(n_cols))
-
-
-def softmax_backward_y_on_the_sum(y, dy, dx):
-    _softmax_backward(y, dy, dx, "y on the sum")
-
-
-def softmax_backward_rows_reversed(y, dy, dx):
-    _softmax_backward(y, dy, dx, "rows reversed")
-
-
-@triton.jit
-def _layer_norm_dx_c2_of_xhat_kernel(
-    x_ptr,
-    w_ptr,
-    dy_ptr,
-    mean_ptr,
-    rstd_ptr,
-    dx_ptr,
-    n_cols,
-    sx,
-    sxc,
-    sdy,
-    sdyc,
-    sdx,
-    sdxc,
-    BLOCK: tl.constexpr,
-):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    mask = cols < n_cols
-    x = tl.load(x_ptr + row * sx + cols * sxc, mask=mask, other=0.0).to(tl.float32)
-    dy = tl.load(dy_ptr + row * sdy + cols * sdyc, mask=mask, other=0.0).to(tl.float32)
-    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
-    rstd = tl.load(rstd_ptr + row)
-    xhat = tl.where(mask, (x - tl.load(mean_ptr + row)) * rstd, 0.0)
-    g = dy * w
-    c1 = tl.sum(g * xhat, axis=0) / n_cols
-    c2 = tl.sum(xhat, axis=0) / n_cols  # the mistake: the mean of x̂, where dx needs the mean of g
-    dx = rstd * (g - xhat * c1 - c2)
-    tl.store(dx_ptr + row * sdx + cols * sdxc, dx.to(dx_ptr.dtype.element_ty), mask=mask)
-
-
-def layer_norm_dx_c2_of_xhat(x, w, dy, mean, rstd, dx):
-    n_rows, n_cols = x.shape
-    args = (x, w, dy, mean, rstd, dx, n_cols, *x.stride(), *dy.stride(), *dx.stride())
-    _layer_norm_dx_c2_of_xhat_kernel[(n_rows,)](*args, BLOCK=triton.next_power_of_2(n_cols))
-
-
-@triton.jit
-def _dw_db_interleaved_kernel(
-    x_ptr,
-    dy_ptr,
-    mean_ptr,
-    rstd_ptr,
-    out_ptr,
-    n_rows,
-    n_cols,
-    sx,
-    sxc,
-    sdy,
-    sdyc,
-    soc,
-    BLOCK_ROWS: tl.constexpr,
-    BLOCK_COLS: tl.constexpr,
-):
-    cols = tl.program_id(0) * BLOCK_COLS + tl.arange(0, BLOCK_COLS)
-    in_row = cols < n_cols
-    dw = tl.zeros((BLOCK_COLS,), tl.float32)
-    db = tl.zeros((BLOCK_COLS,), tl.float32)
-    for start in range(0, n_rows, BLOCK_ROWS):
-        rows = start + tl.arange(0, BLOCK_ROWS)
-        mask = (rows[:, None] < n_rows) & in_row[None, :]
-        x = tl.load(x_ptr + rows[:, None] * sx + cols[None, :] * sxc, mask=mask, other=0.0).to(tl.float32)
-        dy = tl.load(dy_ptr + rows[:, None] * sdy + cols[None, :] * sdyc, mask=mask, other=0.0).to(tl.float32)
-        mean = tl.load(mean_ptr + rows, mask=rows < n_rows, other=0.0)
-        rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0)
-        dw += tl.sum(dy * (x - mean[:, None]) * rstd[:, None], axis=0)
-        db += tl.sum(dy, axis=0)
-    # the mistake: dW at out's even places and db at its odd ones, where out[0] is dW and out[1] is db
-    tl.store(out_ptr + 2 * cols * soc, dw.to(out_ptr.dtype.element_ty), mask=in_row)
-    tl.store(out_ptr + (2 * cols + 1) * soc, db.to(out_ptr.dtype.element_ty), mask=in_row)
-
-
-def layer_norm_dw_db_interleaved(x, dy, mean, rstd, out):
-    n_rows, n_cols = x.shape
-    target = out if out.is_contiguous() else torch.empty_like(out, memory_format=torch.contiguous_format)
-    args = (x, dy, mean, rstd, target, n_rows, n_cols, *x.stride(), *dy.stride(), target.stride(1))
-    _dw_db_interleaved_kernel[(triton.cdiv(n_cols, 32),)](*args, BLOCK_ROWS=16, BLOCK_COLS=32)
-    if target is not out:
-        out.copy_(target)
-
-
 UNLISTED = [
     ("sum_atomic", sum_times_n, {"factor"}, WRONG_VALUES),
     ("sum_atomic", sum_halved, {"factor"}, WRONG_VALUES),
@@ -446,8 +315,11 @@ UNLISTED = [
     # its tiles' maxima are all equal (ties): the scratch of maxima proves nothing, and is not said
     ("argmax", argmax_ties_by_slot, {"ties"}, {"ties_not_lowest"}),
     ("sum_one_launch", sum_one_launch_counted_doubled, {"factor"}, WRONG_VALUES),
-    ("softmax_backward", softmax_backward_y_on_the_sum, {"where"}, WRONG_VALUES),
-    ("softmax_backward", softmax_backward_rows_reversed, {"other_row"}, WRONG_VALUES),  # "the order reversed"
-    ("layer_norm_dx", layer_norm_dx_c2_of_xhat, set(), WRONG_VALUES),
-    ("layer_norm_dw_db", layer_norm_dw_db_interleaved, set(), WRONG_VALUES),
+    # notebook 10's backwards, each the exercise's own kernel with one mistake: the softmax's dx as
+    # dy - y * Σ dy·y, and with its rows written in reverse order; a LayerNorm dx whose c2 is the mean of
+    # x̂, not of g; dW and db added into out interleaved (dW at the even places), where out[0] is dW
+    ("softmax_backward", softmax_backward._row("y on the sum"), {"where"}, WRONG_VALUES),
+    ("softmax_backward", softmax_backward._row("rows reversed"), {"other_row"}, WRONG_VALUES),  # "reversed"
+    ("layer_norm_dx", layer_norm_dx._rows("c2 of xhat"), set(), WRONG_VALUES),
+    ("layer_norm_dw_db", layer_norm_dw_db._dw_db("atomics", "interleaved"), set(), WRONG_VALUES),
 ]
