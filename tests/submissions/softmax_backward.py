@@ -43,9 +43,8 @@ def row_kernel(
         dx = y * dy - s
     elif MISTAKE == "sign":
         dx = y * (s - dy)
-    elif (
-        MISTAKE == "y on the sum"
-    ):  # dy - y * s: the factor y on the wrong term (tests/submissions/unlisted.py)
+    # dy - y * s: the factor y on the wrong term (tests/submissions/unlisted.py)
+    elif MISTAKE == "y on the sum":
         dx = dy - y * s
     else:
         dx = y * (dy - s)
