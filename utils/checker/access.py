@@ -5,6 +5,7 @@ pointer was built from (read from the kernel's source statement and its assignme
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import linecache
 import os
@@ -114,45 +115,70 @@ def pointer_names() -> set[str]:
             frame = frame.f_back
         if frame is None or not hasattr(frame.f_code, "co_positions"):
             return set()
-        code = frame.f_code
-        first, last, start, end = list(code.co_positions())[frame.f_lasti // 2]
-        if None in (first, last, start, end):
+        statement = _statement(frame.f_code, frame.f_lasti)
+        if statement is None:
             return set()
-        lines = [linecache.getline(code.co_filename, n).encode() for n in range(first, last + 1)]
-        lines[-1] = lines[-1][:end]  # column offsets count UTF-8 bytes
-        lines[0] = lines[0][start:]
-        call = ast.parse(b"".join(lines).decode(), mode="eval").body
-        if not isinstance(call, ast.Call):
-            return set()
-        func = call.func
-        owner = func.value if isinstance(func, ast.Attribute) else None
-        if isinstance(owner, ast.Name):  # tl.load(...) (a module's function) or desc.load(...) (a method)
-            namespace = {**frame.f_globals, **frame.f_locals}
-            owner = None if isinstance(namespace.get(owner.id), ModuleType) else owner
-        if owner is not None:
-            pointer: ast.AST = owner  # a method: a tensor descriptor's desc.load([...])
-        elif call.args:
-            pointer = call.args[0]  # tl.load(ptr, ...), tl.store(ptr, ...), tl.atomic_add(ptr, ...)
-        else:
-            return set()
-        names = _names(pointer)
-        sources = _assignments(code)
-        todo = list(names)
-        while todo:
-            for name in sources.get(todo.pop(), set()) - names:
-                names.add(name)
-                todo.append(name)
-        return names
+        owner, owner_names, first_argument = statement
+        if owner is not None:  # tl.load(...) (a module's function) or desc.load(...) (a method)
+            value = frame.f_locals[owner] if owner in frame.f_locals else frame.f_globals.get(owner)
+            owner_names = None if isinstance(value, ModuleType) else owner_names
+        # a method: a tensor descriptor's desc.load([...]); else tl.load(ptr, ...), tl.store(ptr, ...), ...
+        pointer = owner_names if owner_names is not None else first_argument
+        return set() if pointer is None else set(_closure(frame.f_code, pointer))
     except Exception:  # only a better name is at stake: never let it hide the error itself
         return set()
+
+
+# Memoized: the checker's guard asks at every load and store near a tensor's end, thousands of times a
+# battery, and parsing the kernel's source each time was half of a layer-norm battery's time in the
+# interpreter. A code object and an instruction offset always name the same statement of the same source.
+@functools.lru_cache(maxsize=4096)
+def _statement(
+    code: Any, lasti: int
+) -> tuple[str | None, frozenset[str] | None, frozenset[str] | None] | None:
+    """The call at instruction `lasti` of `code`, as three parts: the plain name it is called on, if any (`tl`
+    in `tl.load(...)`, `desc` in `desc.load(...)`: a module or a tensor descriptor, which only the frame can
+    tell), the names in what it is called on (None for a plain function), and those in its first argument
+    (None when it has none). None when the statement is not a call or has no position."""
+    first, last, start, end = list(code.co_positions())[lasti // 2]
+    if None in (first, last, start, end):
+        return None
+    lines = [linecache.getline(code.co_filename, n).encode() for n in range(first, last + 1)]
+    lines[-1] = lines[-1][:end]  # column offsets count UTF-8 bytes
+    lines[0] = lines[0][start:]
+    call = ast.parse(b"".join(lines).decode(), mode="eval").body
+    if not isinstance(call, ast.Call):
+        return None
+    func = call.func
+    owner = func.value if isinstance(func, ast.Attribute) else None
+    return (
+        owner.id if isinstance(owner, ast.Name) else None,
+        frozenset(_names(owner)) if owner is not None else None,
+        frozenset(_names(call.args[0])) if call.args else None,
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _closure(code: Any, names: frozenset[str]) -> frozenset[str]:
+    """`names` and, through the assignments of the function of `code`, every name they were computed from."""
+    sources = _assignments(code)
+    found = set(names)
+    todo = list(names)
+    while todo:
+        for name in sources.get(todo.pop(), set()) - found:
+            found.add(name)
+            todo.append(name)
+    return frozenset(found)
 
 
 def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+@functools.lru_cache(maxsize=1024)
 def _assignments(code: Any) -> dict[str, set[str]]:
-    """For each variable the function of `code` assigns, the names on the right of its assignments."""
+    """For each variable the function of `code` assigns, the names on the right of its assignments.
+    Callers must not change the dictionary: it is memoized."""
     lines = linecache.getlines(code.co_filename)[code.co_firstlineno - 1 :]
     tree = ast.parse(textwrap.dedent("".join(inspect.getblock(lines))))
     sources: dict[str, set[str]] = {}
