@@ -23,7 +23,16 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-from utils.bench import NO_GPU_NOTE, compiled_for_one_shape, dtype_name, gbps, print_table, versions
+from utils.bench import (
+    NO_GPU_NOTE,
+    Runs,
+    compiled_for_one_shape,
+    difference,
+    dtype_name,
+    gbps,
+    print_table,
+    versions,
+)
 from utils.check import check
 from utils.diagrams import lane_diagram, row_tile_diagram
 from utils.launches import launches_of
@@ -650,7 +659,7 @@ def norm_backward_split_kernel(
     part, group, groups = pid % K, pid // K, programs // K
     tiles = tl.cdiv(n_rows, BLOCK_ROWS)
     cols = part * CHUNK + tl.arange(0, CHUNK)
-    if EVEN:  # the K parts cover the row exactly: a mask true in every column, which the compiler folds away
+    if EVEN:  # the K parts cover the row exactly: a mask true in every column (not computed from n_cols)
         in_row = tl.arange(0, CHUNK) < CHUNK
     else:
         in_row = cols < n_cols
@@ -766,7 +775,7 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
             torch.zeros(1, device=x.device, dtype=torch.int32),
         )
     sums, counter, stuck = SPLIT_STATE[state_key]
-    counter.zero_()  # every tile's count starts at 0: one more launch (a memset), a few microseconds
+    counter.zero_()  # every tile's count starts at 0: one more launch, not timed on its own
     dx, dw = torch.empty_like(x) if dx is None else dx, torch.empty_like(w)
     db = torch.empty_like(w) if layer else dw
     # the second sums stands in for partial (the same dtype) until the groups, and so its size, are known
@@ -816,10 +825,10 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
 
 
 # The split configurations section 10's tuning tries from 8,192 columns, and this section's last cell times
-# (rows a tile, warps, programs an SM, K): from an experiment with this kernel on an H100 at 16,384 columns,
-# screening tiles of 1, 2 and 4 rows, 4 and 8 warps, 2 and 4 programs an SM and K = 8 and 16, the fastest
-# for each norm in float16, bfloat16 and float32 (4-row tiles for 16-bit inputs, 2-row tiles for float32);
-# the tuning picks among them on the GPU at hand
+# (rows a tile, warps, programs an SM, K): four of the fastest in an experiment with this kernel on an H100
+# at 16,384 columns (not run here), which screened tiles of 1, 2 and 4 rows, 4 and 8 warps, 2 and 4 programs
+# an SM and K = 8 and 16 for each norm in float16, bfloat16 and float32 (4-row tiles led for 16-bit inputs,
+# 2-row tiles for float32); the tuning picks among them on the GPU at hand
 SPLIT_CONFIGS = [
     BackwardConfig(4, 4, 2, split=8),
     BackwardConfig(2, 4, 4, split=16),
@@ -901,9 +910,9 @@ def norm_dw_db(x, dy, mean, rstd, layer, dw, db, kernels=None):
 
 
 # (rows, columns, warps, programs per SM): a tile of 4,096 elements, 32 of x and 32 of dy a thread, each row
-# of it 128 neighbouring columns. The fastest of the tiles a probe timed for the column pass alone on the
-# H200 at 16,384 columns, in float16 and in bfloat16, though the next five were within 2% of it: the tuning
-# of section 10 leaves it fixed
+# of it 128 neighbouring columns. The fastest of the tiles a probe (not run here) timed for the column pass
+# alone on the H200 at 16,384 columns, in float16 and in bfloat16, with others close behind: the tuning of
+# section 10 leaves it fixed
 COLUMN_TILE = (32, 128, 4, 4)
 
 
