@@ -398,9 +398,8 @@ def norm_backward_kernel(
         mean_g_xhat = tl.sum(g * xhat, axis=1) / n_cols
         if LAYER:
             mean_g = tl.sum(g, axis=1) / n_cols
-        if (
-            RELOAD == "rows"
-        ):  # the tile again, after its row sums: only the partial rows and w stay in registers
+        # the tile again, after its row sums: only the partial rows and w stay in registers
+        if RELOAD == "rows":
             x = tl.load(x_ptr + x_offsets, mask=mask, other=0.0, eviction_policy="evict_first").to(ACC)
             dy = tl.load(dy_ptr + dy_offsets, mask=mask, other=0.0, eviction_policy="evict_first").to(ACC)
             xhat = normalised(x, mean, rstd, mask, LAYER)
