@@ -577,9 +577,18 @@ def part_normalised(x, mean, rstd, mask, LAYER: tl.constexpr, EVEN: tl.constexpr
 
 
 @triton.jit
+def as_bits(v, ACC: tl.constexpr):
+    # the bits of a float32 (float64) value, as an int32 (int64)
+    if ACC == tl.float64:
+        bits = v.to(tl.int64, bitcast=True)
+    else:
+        bits = v.to(tl.int32, bitcast=True)
+    return bits
+
+
+@triton.jit
 def publish_sums(
     sums_ptr,
-    counter_ptr,
     tile,
     part,
     x,
@@ -594,32 +603,68 @@ def publish_sums(
     BLOCK_ROWS: tl.constexpr,
     EVEN: tl.constexpr,
 ):
-    # this part's two sums of each row of the tile, for the other K - 1: sums[tile][which sum][part][row];
-    # then this program counts itself in on the tile's counter, without waiting: release publishes the stores
-    # (every thread's: the block barrier first) to whoever acquires the count
+    # this part's two sums of each row of the tile, for the other K - 1: sums[tile][which sum][part][row].
+    # Each value is its own sign that it has arrived: the host fills the sums with one bits (a NaN) before
+    # the launch, and a sum whose bits are all ones is stored as the NaN the compiler writes for nan instead
     g = dy.to(ACC) * w[None, :]
     xhat = part_normalised(x.to(ACC), mean, rstd, mask, LAYER, EVEN)
     r = tl.arange(0, BLOCK_ROWS)
     tile_sums = sums_ptr + tile * 2 * K_POW2 * BLOCK_ROWS
-    tl.store(tile_sums + part * BLOCK_ROWS + r, tl.sum(g * xhat, axis=1))
+    sum_g_xhat = tl.sum(g * xhat, axis=1)
+    tl.store(
+        tile_sums + part * BLOCK_ROWS + r, tl.where(as_bits(sum_g_xhat, ACC) == -1, float("nan"), sum_g_xhat)
+    )
     if LAYER:
-        tl.store(tile_sums + (K_POW2 + part) * BLOCK_ROWS + r, tl.sum(g, axis=1))
-    tl.debug_barrier()
-    tl.atomic_add(counter_ptr + tile, 1, sem="release")
+        sum_g = tl.sum(g, axis=1)
+        tl.store(
+            tile_sums + (K_POW2 + part) * BLOCK_ROWS + r,
+            tl.where(as_bits(sum_g, ACC) == -1, float("nan"), sum_g),
+        )
 
 
 @triton.jit
-def wait_for_parts(counter_ptr, stuck, K: tl.constexpr, SPIN_LIMIT: tl.constexpr):
-    # until K programs have counted themselves in on the counter; acquire makes every store counted before
-    # it visible to the reads after the wait. Bounded: a program that gave up once (stuck) waits no more, so
-    # a launch whose parts are not all resident ends, in the flag, not in a hang
-    arrived = tl.atomic_add(counter_ptr, 0, sem="acquire")
+def read_sums(
+    tile_sums,
+    each,
+    parts,
+    LAYER: tl.constexpr,
+    K_POW2: tl.constexpr,
+    ACC: tl.constexpr,
+    BLOCK_ROWS: tl.constexpr,
+):
+    # the K parts of a tile's two sums as they stand (volatile: from memory every time, never from a cache
+    # that another program's store does not update), and how many of them have not arrived
+    sums_g_xhat = tl.load(tile_sums + each, mask=parts, other=0.0, volatile=True)
+    not_arrived = tl.sum((as_bits(sums_g_xhat, ACC) == -1).to(tl.int32))
+    sums_g = sums_g_xhat  # RMSNorm's: not used
+    if LAYER:
+        sums_g = tl.load(tile_sums + K_POW2 * BLOCK_ROWS + each, mask=parts, other=0.0, volatile=True)
+        not_arrived += tl.sum((as_bits(sums_g, ACC) == -1).to(tl.int32))
+    return sums_g_xhat, sums_g, not_arrived
+
+
+@triton.jit
+def wait_for_sums(
+    tile_sums,
+    each,
+    parts,
+    stuck,
+    LAYER: tl.constexpr,
+    K_POW2: tl.constexpr,
+    ACC: tl.constexpr,
+    BLOCK_ROWS: tl.constexpr,
+    SPIN_LIMIT: tl.constexpr,
+):
+    # the row sums of a tile, its K parts added in part order (the same sum whichever program stored first),
+    # once every part has arrived. Bounded: a program that gave up once (stuck) waits no more, so a launch
+    # whose parts are not all resident ends, in the flag, not in a hang
+    sums_g_xhat, sums_g, not_arrived = read_sums(tile_sums, each, parts, LAYER, K_POW2, ACC, BLOCK_ROWS)
     tries = 0
-    while (arrived < K) & (tries < SPIN_LIMIT) & (stuck == 0):
-        arrived = tl.atomic_add(counter_ptr, 0, sem="acquire")
+    while (not_arrived > 0) & (tries < SPIN_LIMIT) & (stuck == 0):
+        sums_g_xhat, sums_g, not_arrived = read_sums(tile_sums, each, parts, LAYER, K_POW2, ACC, BLOCK_ROWS)
         tries += 1
-    tl.debug_barrier()  # no thread reads before the wait is over
-    return tl.maximum(stuck, (arrived < K).to(tl.int32))
+    stuck = tl.maximum(stuck, (not_arrived > 0).to(tl.int32))
+    return tl.sum(sums_g_xhat, axis=0), tl.sum(sums_g, axis=0), stuck
 
 
 @triton.jit
@@ -631,7 +676,6 @@ def norm_backward_split_kernel(
     mean_ptr,
     rstd_ptr,
     sums_ptr,
-    counter_ptr,
     stuck_ptr,
     partial_ptr,
     n_rows,
@@ -685,9 +729,7 @@ def norm_backward_split_kernel(
         ACC,
         BLOCK_ROWS,
     )
-    publish_sums(
-        sums_ptr, counter_ptr, tile, part, x, dy, w, mean, rstd, mask, LAYER, K_POW2, ACC, BLOCK_ROWS, EVEN
-    )
+    publish_sums(sums_ptr, tile, part, x, dy, w, mean, rstd, mask, LAYER, K_POW2, ACC, BLOCK_ROWS, EVEN)
     for next_tile in range(group + groups, tiles + groups, groups):  # the last step has no next tile
         x_next, dy_next, mean_next, rstd_next, mask_next = load_tile(
             x_ptr,
@@ -707,7 +749,6 @@ def norm_backward_split_kernel(
         if next_tile < tiles:
             publish_sums(
                 sums_ptr,
-                counter_ptr,
                 next_tile,
                 part,
                 x_next,
@@ -722,18 +763,15 @@ def norm_backward_split_kernel(
                 BLOCK_ROWS,
                 EVEN,
             )
-        # the tile in hand: the K parts of its sums, added in part order (the same sum whichever program
-        # arrived first), then its dx and its share of the partial rows
-        stuck = wait_for_parts(counter_ptr + tile, stuck, K, SPIN_LIMIT)
+        # the tile in hand: its row sums, then its dx and its share of the partial rows
         tile_sums = sums_ptr + tile * 2 * K_POW2 * BLOCK_ROWS
-        sum_g_xhat = tl.sum(tl.load(tile_sums + each, mask=parts, other=0.0, volatile=True), axis=0)
+        sum_g_xhat, sum_g, stuck = wait_for_sums(
+            tile_sums, each, parts, stuck, LAYER, K_POW2, ACC, BLOCK_ROWS, SPIN_LIMIT
+        )
         xhat = part_normalised(x.to(ACC), mean, rstd, mask, LAYER, EVEN)
         g = dy.to(ACC) * w[None, :]
         dx = g - xhat * (sum_g_xhat / n_cols)[:, None]
         if LAYER:
-            sum_g = tl.sum(
-                tl.load(tile_sums + K_POW2 * BLOCK_ROWS + each, mask=parts, other=0.0, volatile=True), axis=0
-            )
             dx -= (sum_g / n_cols)[:, None]
         rows = tile * BLOCK_ROWS + r
         dx_offsets = rows[:, None] * dx_row_stride + cols[None, :]
@@ -755,7 +793,7 @@ class NotResident(RuntimeError):
     forever."""
 
 
-# the sums, the counters (zeroed before each call) and the flag, kept per shape, K and tile; and the groups
+# the sums (filled with one bits before each call) and the flag, kept per shape, K and tile; and the groups
 # of a launch, counted on its first call
 SPLIT_STATE, SPLIT_GROUPS = {}, {}
 
@@ -770,15 +808,15 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
     if state_key not in SPLIT_STATE:
         SPLIT_STATE[state_key] = (
             torch.empty(tiles * 2 * triton.next_power_of_2(k) * config.rows, device=x.device, dtype=acc),
-            torch.zeros(tiles, device=x.device, dtype=torch.int32),
             torch.zeros(1, device=x.device, dtype=torch.int32),
         )
-    sums, counter, stuck = SPLIT_STATE[state_key]
-    counter.zero_()  # every tile's count starts at 0: one more launch, not timed on its own
+    sums, stuck = SPLIT_STATE[state_key]
+    # every sum "not arrived" (one bits, -1 as an integer): one more launch, not timed on its own
+    sums.view(torch.int64 if acc == torch.float64 else torch.int32).fill_(-1)
     dx, dw = torch.empty_like(x) if dx is None else dx, torch.empty_like(w)
     db = torch.empty_like(w) if layer else dw
     # the second sums stands in for partial (the same dtype) until the groups, and so its size, are known
-    args = [x, w, dy, dx, mean, rstd, sums, counter, stuck, sums, n_rows, n_cols]
+    args = [x, w, dy, dx, mean, rstd, sums, stuck, sums, n_rows, n_cols]
     args += [x.stride(0), dy.stride(0), dx.stride(0)]
     chunk = triton.next_power_of_2(triton.cdiv(n_cols, k))
     meta = dict(
@@ -808,7 +846,7 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
         SPLIT_GROUPS[launch_key] = max(1, min(groups, triton.cdiv(tiles, 4)))  # 4 tiles a group at least
     groups = SPLIT_GROUPS[launch_key]
     partial = torch.empty(2 if layer else 1, groups, n_cols, device=x.device, dtype=acc)
-    args[9] = partial
+    args[8] = partial
     launched = norm_backward_split_kernel[(groups * k,)](*args, **meta)
     if kernels is not None:
         kernels.append(launched)
