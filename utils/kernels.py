@@ -35,7 +35,8 @@ from utils.setup import interpreting
 
 ARCHES = (75, 90)
 # Values to compile each constexpr parameter with: every branch a notebook's launches take. A kernel with a
-# constexpr parameter that is not listed here fails the compile test and asks for an entry.
+# constexpr parameter that is not listed here fails the compile test and asks for an entry. An entry named
+# "kernel_name.PARAMETER" holds for that kernel alone, in place of the parameter's own entry.
 EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "BLOCK_SIZE": [1024],
     "BLOCK_ROWS": [4],
@@ -65,6 +66,10 @@ EXAMPLE_CONSTEXPRS: dict[str, list] = {
     "ACC": ["tl.float32"],  # a Triton dtype, named: see _example
     "BLOCK_P": [32],  # notebook 10: sum_partials' partial rows per step
     "BLOCK_COLS": [128],
+    # notebook 10's split row: both reloads, since "none" keeps a tile across the wait, a branch of its own;
+    # a narrower part than notebook 08's, since each compile of a wide part takes seconds
+    "norm_backward_split_kernel.RELOAD": ["none", "rows"],
+    "norm_backward_split_kernel.CHUNK": [512],
 }
 EXPECTED_TO_FAIL = "_broken_kernel"  # a notebook's deliberately invalid kernel ends its name with this
 
@@ -303,10 +308,14 @@ def _compile(function: JitFunction, kernel, arch: int) -> str | None:
     """The first failing (signature, constexpr choice)'s error compiling `kernel` for `arch`, else None."""
     from utils.compiled import compile_for
 
-    missing = [c for c in function.constexprs if c not in EXAMPLE_CONSTEXPRS]
+    examples = {
+        c: EXAMPLE_CONSTEXPRS.get(f"{function.name}.{c}", EXAMPLE_CONSTEXPRS.get(c))
+        for c in function.constexprs
+    }
+    missing = [c for c, values in examples.items() if values is None]
     if missing:
         return f"no example values for constexpr {missing} in EXAMPLE_CONSTEXPRS"
-    choices = [[(c, _example(v)) for v in EXAMPLE_CONSTEXPRS[c]] for c in function.constexprs]
+    choices = [[(c, _example(v)) for v in values] for c, values in examples.items()]
     for name, signature in _signatures(function, kernel).items():
         for constexprs in itertools.product(*choices):
             try:

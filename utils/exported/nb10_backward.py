@@ -448,7 +448,8 @@ class BackwardConfig(NamedTuple):
     # the persistent grid: programs_per_sm * SMs programs, or fewer, so that each gets 4 tiles at least
     programs_per_sm: float
     stages: int = 1
-    reload: str = "none"  # read again on every tile: "none", "w", or "rows" (w, then x and dy after the sums)
+    reload: str = "none"  # read again on every tile: "none", "w", or "rows" (w, then x and dy after the sums;
+    # a split row keeps its part of w)
     split: int = 1  # programs a row is split over: 1, the whole row in one (norm_backward_split's K)
     two_passes: bool = False  # dx alone by whole rows, then dW and db by column tiles (section 9)
 
@@ -548,14 +549,20 @@ def load_tile(
     LAYER: tl.constexpr,
     ACC: tl.constexpr,
     BLOCK_ROWS: tl.constexpr,
+    EVICT: tl.constexpr,
 ):
     # a program's part of a tile of rows: x and dy as stored (converted where used, so that a 16-bit tile
     # carried over to the next step of the loop takes half the registers), the rows' statistics, the mask
-    # (in_row, all true where the K parts cover the row exactly); a tile past the last has every row masked
+    # (in_row, all true where the K parts cover the row exactly); a tile past the last has every row masked.
+    # EVICT: the hint to the cache for x and dy, as norm_backward_kernel's for a tile read twice
     rows = tile * BLOCK_ROWS + tl.arange(0, BLOCK_ROWS)
     mask = (rows[:, None] < n_rows) & in_row[None, :]
-    x = tl.load(x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0)
-    dy = tl.load(dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0)
+    x = tl.load(
+        x_ptr + rows[:, None] * x_row_stride + cols[None, :], mask=mask, other=0.0, eviction_policy=EVICT
+    )
+    dy = tl.load(
+        dy_ptr + rows[:, None] * dy_row_stride + cols[None, :], mask=mask, other=0.0, eviction_policy=EVICT
+    )
     rstd = tl.load(rstd_ptr + rows, mask=rows < n_rows, other=0.0).to(ACC)
     mean = tl.zeros((BLOCK_ROWS,), ACC)  # RMSNorm's: not read
     if LAYER:
@@ -691,13 +698,15 @@ def norm_backward_split_kernel(
     CHUNK: tl.constexpr,
     SPIN_LIMIT: tl.constexpr,
     EVEN: tl.constexpr,
+    RELOAD: tl.constexpr,
 ):
     # A persistent grid of groups of K programs, every one resident at once (the host sizes it so): program
     # pid holds part pid % K of the columns, CHUNK of them, of every tile its group walks. Pipelined: before
     # it waits for the K parts of a tile's sums, a program loads the next tile and publishes its own part of
-    # the next tile's sums, so that the wait and the load overlap; the tile in hand stays in registers. Its
-    # partial rows of dW and db are a row each, the tile's rows added in on every step: a tile's height
-    # times fewer registers than a partial row per row of the tile
+    # the next tile's sums, so that the wait and the load overlap; the tile in hand stays in registers, or,
+    # with RELOAD="rows", is read again after the wait, so that one tile is held at a time. Its partial rows
+    # of dW and db are a row each, the tile's rows added in on every step: a tile's height times fewer
+    # registers than a partial row per row of the tile
     pid, programs = tl.program_id(0), tl.num_programs(0)
     part, group, groups = pid % K, pid // K, programs // K
     tiles = tl.cdiv(n_rows, BLOCK_ROWS)
@@ -713,6 +722,8 @@ def norm_backward_split_kernel(
     each = k[:, None] * BLOCK_ROWS + r[None, :]
     parts = (k[:, None] < K) & (r[None, :] < BLOCK_ROWS)
     stuck = 0
+    # with RELOAD="rows", the first read of a tile asks the cache to keep it until the second
+    FIRST_READ: tl.constexpr = "evict_last" if RELOAD == "rows" else ""
     tile = group  # the host launches no more groups than tiles
     x, dy, mean, rstd, mask = load_tile(
         x_ptr,
@@ -728,6 +739,7 @@ def norm_backward_split_kernel(
         LAYER,
         ACC,
         BLOCK_ROWS,
+        FIRST_READ,
     )
     publish_sums(sums_ptr, tile, part, x, dy, w, mean, rstd, mask, LAYER, K_POW2, ACC, BLOCK_ROWS, EVEN)
     for next_tile in range(group + groups, tiles + groups, groups):  # the last step has no next tile
@@ -745,6 +757,7 @@ def norm_backward_split_kernel(
             LAYER,
             ACC,
             BLOCK_ROWS,
+            FIRST_READ,
         )
         if next_tile < tiles:
             publish_sums(
@@ -763,6 +776,23 @@ def norm_backward_split_kernel(
                 BLOCK_ROWS,
                 EVEN,
             )
+        if RELOAD == "rows":  # the tile in hand again; the next one's x and dy are not kept past its sums
+            x, dy, mean, rstd, mask = load_tile(
+                x_ptr,
+                dy_ptr,
+                mean_ptr,
+                rstd_ptr,
+                tile,
+                cols,
+                in_row,
+                n_rows,
+                x_row_stride,
+                dy_row_stride,
+                LAYER,
+                ACC,
+                BLOCK_ROWS,
+                "evict_first",
+            )
         # the tile in hand: its row sums, then its dx and its share of the partial rows
         tile_sums = sums_ptr + tile * 2 * K_POW2 * BLOCK_ROWS
         sum_g_xhat, sum_g, stuck = wait_for_sums(
@@ -779,7 +809,9 @@ def norm_backward_split_kernel(
         dw_sums += tl.sum(dy.to(ACC) * xhat, axis=0)
         if LAYER:
             db_sums += tl.sum(dy.to(ACC), axis=0)
-        x, dy, mean, rstd, mask, tile = x_next, dy_next, mean_next, rstd_next, mask_next, next_tile
+        if RELOAD != "rows":
+            x, dy, mean, rstd, mask = x_next, dy_next, mean_next, rstd_next, mask_next
+        tile = next_tile
     tl.atomic_max(stuck_ptr, stuck)  # 1 if this program gave up waiting on any tile
     # the group's partial rows, dW's `groups` rows then db's, for sum_partials
     tl.store(partial_ptr + group * n_cols + cols, dw_sums, mask=in_row)
@@ -801,6 +833,10 @@ SPLIT_STATE, SPLIT_GROUPS = {}, {}
 def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels=None):
     # norm_backward's results, each tile of config.rows rows split over k programs of config.warps warps,
     # config.programs_per_sm an SM or as many as fit; the launched kernel appended to `kernels`, if given
+    if config.reload not in ("none", "rows"):
+        raise ValueError(
+            "a split row keeps its part of w: it reads x and dy again (reload='rows') or nothing"
+        )
     n_rows, n_cols = x.shape
     acc = torch.float64 if x.dtype == torch.float64 else torch.float32
     tiles = triton.cdiv(n_rows, config.rows)
@@ -828,6 +864,7 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
         CHUNK=chunk,
         SPIN_LIMIT=2**20,
         EVEN=chunk * k == n_cols,  # no column masked: no mask, no select, in any part
+        RELOAD=config.reload,
         num_warps=config.warps,
     )
     launch_key = (state_key, x.dtype, layer, config)
@@ -862,15 +899,16 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
 
 
 # The split configurations section 10's tuning tries from 8,192 columns, and this section's last cell times
-# (rows a tile, warps, programs an SM, K): four of the fastest in an experiment with this kernel on an H100
-# at 16,384 columns (not run here), which screened tiles of 1, 2 and 4 rows, 4 and 8 warps, 2 and 4 programs
-# an SM and K = 8 and 16 for each norm in float16, bfloat16 and float32 (4-row tiles led for 16-bit inputs,
-# 2-row tiles for float32); the tuning picks among them on the GPU at hand
+# (rows a tile, warps, programs an SM, what is read again, K): four of the fastest in experiments with this
+# kernel on an H100 at 16,384 columns (not run here), which screened tiles of 1, 2 and 4 rows, 4 and 8 warps,
+# 2 and 4 programs an SM, K = 8 and 16, and the tile kept or read again, for LayerNorm in float16, bfloat16
+# and float32 and RMSNorm in float16 (4-row tiles led for 16-bit inputs, 2-row tiles for float32, the tile
+# read again for RMSNorm); the tuning picks among them on the GPU at hand
 SPLIT_CONFIGS = [
     BackwardConfig(4, 4, 2, split=8),
-    BackwardConfig(2, 4, 4, split=16),
+    BackwardConfig(4, 4, 2, reload="rows", split=8),
     BackwardConfig(2, 4, 2, split=8),
-    BackwardConfig(2, 8, 2, split=8),
+    BackwardConfig(2, 4, 4, split=16),
 ]
 
 
