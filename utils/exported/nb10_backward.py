@@ -594,6 +594,19 @@ def as_bits(v, ACC: tl.constexpr):
 
 
 @triton.jit
+def store_whole(ptr, v, ACC: tl.constexpr):
+    # v at ptr, seen by a volatile read whole or not at all: that is promised only where the write and the
+    # read are both strong (atomic or volatile; tl.store is neither), so a relaxed atomic exchange, which
+    # orders nothing else, of v's bits (the interpreter exchanges integers only). A v with every bit set,
+    # the host's mark of "not arrived", is written as float("nan"), a NaN with other bits
+    bits = as_bits(tl.where(as_bits(v, ACC) == -1, float("nan"), v), ACC)
+    if ACC == tl.float64:
+        tl.atomic_xchg(ptr.to(tl.pointer_type(tl.int64)), bits, sem="relaxed")
+    else:
+        tl.atomic_xchg(ptr.to(tl.pointer_type(tl.int32)), bits, sem="relaxed")
+
+
+@triton.jit
 def publish_sums(
     sums_ptr,
     tile,
@@ -610,23 +623,15 @@ def publish_sums(
     BLOCK_ROWS: tl.constexpr,
     EVEN: tl.constexpr,
 ):
-    # this part's two sums of each row of the tile, for the other K - 1: sums[tile][which sum][part][row].
-    # Each value is its own sign that it has arrived: the host fills the sums with one bits (a NaN) before
-    # the launch, and a sum whose bits are all ones is stored as the NaN the compiler writes for nan instead
+    # this part's two sums of each row of the tile, for the other K - 1: sums[tile][which sum][part][row],
+    # each value its own flag of arrival (the host sets every bit of the sums before the launch)
     g = dy.to(ACC) * w[None, :]
     xhat = part_normalised(x.to(ACC), mean, rstd, mask, LAYER, EVEN)
     r = tl.arange(0, BLOCK_ROWS)
     tile_sums = sums_ptr + tile * 2 * K_POW2 * BLOCK_ROWS
-    sum_g_xhat = tl.sum(g * xhat, axis=1)
-    tl.store(
-        tile_sums + part * BLOCK_ROWS + r, tl.where(as_bits(sum_g_xhat, ACC) == -1, float("nan"), sum_g_xhat)
-    )
+    store_whole(tile_sums + part * BLOCK_ROWS + r, tl.sum(g * xhat, axis=1), ACC)
     if LAYER:
-        sum_g = tl.sum(g, axis=1)
-        tl.store(
-            tile_sums + (K_POW2 + part) * BLOCK_ROWS + r,
-            tl.where(as_bits(sum_g, ACC) == -1, float("nan"), sum_g),
-        )
+        store_whole(tile_sums + (K_POW2 + part) * BLOCK_ROWS + r, tl.sum(g, axis=1), ACC)
 
 
 @triton.jit
@@ -662,7 +667,7 @@ def wait_for_sums(
     BLOCK_ROWS: tl.constexpr,
     SPIN_LIMIT: tl.constexpr,
 ):
-    # the row sums of a tile, its K parts added in part order (the same sum whichever program stored first),
+    # the row sums of a tile, its K parts added in a fixed order (the same sum whichever program wrote first),
     # once every part has arrived. Bounded: a program that gave up once (stuck) waits no more, so a launch
     # whose parts are not all resident ends, in the flag, not in a hang
     sums_g_xhat, sums_g, not_arrived = read_sums(tile_sums, each, parts, LAYER, K_POW2, ACC, BLOCK_ROWS)
@@ -847,7 +852,7 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
             torch.zeros(1, device=x.device, dtype=torch.int32),
         )
     sums, stuck = SPLIT_STATE[state_key]
-    # every sum "not arrived" (one bits, -1 as an integer): one more launch, not timed on its own
+    # every sum "not arrived" (every bit set, -1 as an integer): one more launch, not timed on its own
     sums.view(torch.int64 if acc == torch.float64 else torch.int32).fill_(-1)
     dx, dw = torch.empty_like(x) if dx is None else dx, torch.empty_like(w)
     db = torch.empty_like(w) if layer else dw
@@ -902,8 +907,8 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
 # (rows a tile, warps, programs an SM, what is read again, K): four of the fastest in experiments with this
 # kernel on an H100 at 16,384 columns (not run here), which screened tiles of 1, 2 and 4 rows, 4 and 8 warps,
 # 2 and 4 programs an SM, K = 8 and 16, and the tile kept or read again, for LayerNorm in float16, bfloat16
-# and float32 and RMSNorm in float16 (4-row tiles led for 16-bit inputs, 2-row tiles for float32, the tile
-# read again for RMSNorm); the tuning picks among them on the GPU at hand
+# and float32 and RMSNorm in float16 (4-row tiles led for 16-bit inputs, 2-row tiles for float32); the
+# tuning picks among them on the GPU at hand
 SPLIT_CONFIGS = [
     BackwardConfig(4, 4, 2, split=8),
     BackwardConfig(4, 4, 2, reload="rows", split=8),
