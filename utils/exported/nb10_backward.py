@@ -709,7 +709,8 @@ def norm_backward_split_kernel(
     # pid holds part pid % K of the columns, CHUNK of them, of every tile its group walks. Pipelined: before
     # it waits for the K parts of a tile's sums, a program loads the next tile and publishes its own part of
     # the next tile's sums, so that the wait and the load overlap; the tile in hand stays in registers, or,
-    # with RELOAD="rows", is read again after the wait, so that one tile is held at a time. Its partial rows
+    # with RELOAD="rows", is read again before the wait, once the next tile's sums are published, so that
+    # one tile is held at a time. Its partial rows
     # of dW and db are a row each, the tile's rows added in on every step: a tile's height times fewer
     # registers than a partial row per row of the tile
     pid, programs = tl.program_id(0), tl.num_programs(0)
@@ -830,8 +831,8 @@ class NotResident(RuntimeError):
     forever."""
 
 
-# the sums (filled with one bits before each call) and the flag, kept per shape, K and tile; and the groups
-# of a launch, counted on its first call
+# the sums (every bit set before each call: -1 as an integer) and the stuck flag, kept per shape, K and tile
+# height; and the groups of a launch, counted on its first call
 SPLIT_STATE, SPLIT_GROUPS = {}, {}
 
 
@@ -875,6 +876,7 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
     launch_key = (state_key, x.dtype, layer, config)
     first_call = launch_key not in SPLIT_GROUPS
     if first_call:
+        stuck.zero_()  # read after this call: set by this configuration alone, not by one before it
         if x.device.type == "cuda":
             compiled = norm_backward_split_kernel.warmup(*args, grid=(1,), **meta)
             resident = programs_resident(compiled, config.warps, torch.cuda.get_device_properties(x.device))
@@ -905,10 +907,10 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
 
 # The split configurations section 10's tuning tries from 8,192 columns, and this section's last cell times
 # (rows a tile, warps, programs an SM, what is read again, K): four of the fastest in experiments with this
-# kernel on an H100 at 16,384 columns (not run here), which screened tiles of 1, 2 and 4 rows, 4 and 8 warps,
-# 2 and 4 programs an SM, K = 8 and 16, and the tile kept or read again, for LayerNorm in float16, bfloat16
-# and float32 and RMSNorm in float16 (4-row tiles led for 16-bit inputs, 2-row tiles for float32); the
-# tuning picks among them on the GPU at hand
+# kernel, its sums written by plain stores, on an H100 at 16,384 columns (not run here), which screened
+# tiles of 1, 2 and 4 rows, 4 and 8 warps, 2 and 4 programs an SM, K = 8 and 16, and the tile kept or read
+# again, for LayerNorm in float16, bfloat16 and float32 and RMSNorm in float16 (4-row tiles led for 16-bit
+# inputs, 2-row tiles for float32); the tuning picks among them on the GPU at hand
 SPLIT_CONFIGS = [
     BackwardConfig(4, 4, 2, split=8),
     BackwardConfig(4, 4, 2, reload="rows", split=8),
