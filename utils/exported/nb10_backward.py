@@ -706,11 +706,11 @@ def norm_backward_split_kernel(
     RELOAD: tl.constexpr,
 ):
     # A persistent grid of groups of K programs, every one resident at once (the host sizes it so): program
-    # pid holds part pid % K of the columns, CHUNK of them, of every tile its group walks. Pipelined: before
-    # it waits for the K parts of a tile's sums, a program loads the next tile and publishes its own part of
-    # the next tile's sums, so that the wait and the load overlap; the tile in hand stays in registers, or,
-    # with RELOAD="rows", is read again before the wait, once the next tile's sums are published, so that
-    # one tile is held at a time. Its partial rows
+    # pid holds part pid % K of the columns, CHUNK of them, of every tile its group walks. Pipelined: a
+    # program issues the load of its next tile, then waits for the K parts of the tile in hand's sums and
+    # writes that tile's dx while the load is in flight, and only then publishes its part of the next tile's
+    # sums. With RELOAD="rows" one tile is held at a time: the next tile's sums are published as soon as it
+    # has arrived, and the tile in hand is read again before the wait. Its partial rows
     # of dW and db are a row each, the tile's rows added in on every step: a tile's height times fewer
     # registers than a partial row per row of the tile
     pid, programs = tl.program_id(0), tl.num_programs(0)
@@ -765,24 +765,24 @@ def norm_backward_split_kernel(
             BLOCK_ROWS,
             FIRST_READ,
         )
-        if next_tile < tiles:
-            publish_sums(
-                sums_ptr,
-                next_tile,
-                part,
-                x_next,
-                dy_next,
-                w,
-                mean_next,
-                rstd_next,
-                mask_next,
-                LAYER,
-                K_POW2,
-                ACC,
-                BLOCK_ROWS,
-                EVEN,
-            )
-        if RELOAD == "rows":  # the tile in hand again; the next one's x and dy are not kept past its sums
+        if RELOAD == "rows":  # one tile at a time: the next one's sums now, then the tile in hand again
+            if next_tile < tiles:
+                publish_sums(
+                    sums_ptr,
+                    next_tile,
+                    part,
+                    x_next,
+                    dy_next,
+                    w,
+                    mean_next,
+                    rstd_next,
+                    mask_next,
+                    LAYER,
+                    K_POW2,
+                    ACC,
+                    BLOCK_ROWS,
+                    EVEN,
+                )
             x, dy, mean, rstd, mask = load_tile(
                 x_ptr,
                 dy_ptr,
@@ -815,7 +815,25 @@ def norm_backward_split_kernel(
         dw_sums += tl.sum(dy.to(ACC) * xhat, axis=0)
         if LAYER:
             db_sums += tl.sum(dy.to(ACC), axis=0)
+        # the next tile's sums, its load in flight until now; then it is the tile in hand
         if RELOAD != "rows":
+            if next_tile < tiles:
+                publish_sums(
+                    sums_ptr,
+                    next_tile,
+                    part,
+                    x_next,
+                    dy_next,
+                    w,
+                    mean_next,
+                    rstd_next,
+                    mask_next,
+                    LAYER,
+                    K_POW2,
+                    ACC,
+                    BLOCK_ROWS,
+                    EVEN,
+                )
             x, dy, mean, rstd, mask = x_next, dy_next, mean_next, rstd_next, mask_next
         tile = next_tile
     tl.atomic_max(stuck_ptr, stuck)  # 1 if this program gave up waiting on any tile
@@ -907,10 +925,11 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
 
 # The split configurations section 10's tuning tries from 8,192 columns, and this section's last cell times
 # (rows a tile, warps, programs an SM, what is read again, K): four of the fastest in experiments with this
-# kernel, its sums written by plain stores, on an H100 at 16,384 columns (not run here), which screened
-# tiles of 1, 2 and 4 rows, 4 and 8 warps, 2 and 4 programs an SM, K = 8 and 16, and the tile kept or read
-# again, for LayerNorm in float16, bfloat16 and float32 and RMSNorm in float16 (4-row tiles led for 16-bit
-# inputs, 2-row tiles for float32); the tuning picks among them on the GPU at hand
+# kernel on an H100 at 16,384 columns (not run here), which screened tiles of 1, 2, 4 and 8 rows, 4 and 8
+# warps, 2 and 4 programs an SM, K = 8 and 16, and the tile kept or read again, for LayerNorm in float16,
+# bfloat16 and float32 and RMSNorm in float16 (4-row tiles led for 16-bit inputs, 2-row tiles for float32),
+# with the next tile's sums published before the wait; publishing them after the tile in hand's dx kept
+# the 4-row tile ahead of the 2-row one. The tuning picks among them on the GPU at hand
 SPLIT_CONFIGS = [
     BackwardConfig(4, 4, 2, split=8),
     BackwardConfig(4, 4, 2, reload="rows", split=8),
