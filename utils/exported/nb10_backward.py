@@ -707,12 +707,12 @@ def norm_backward_split_kernel(
 ):
     # A persistent grid of groups of K programs, every one resident at once (the host sizes it so): program
     # pid holds part pid % K of the columns, CHUNK of them, of every tile its group walks. Pipelined: a
-    # program issues the load of its next tile, then waits for the K parts of the tile in hand's sums and
-    # writes that tile's dx while the load is in flight, and only then publishes its part of the next tile's
-    # sums. With RELOAD="rows" one tile is held at a time: the next tile's sums are published as soon as it
-    # has arrived, and the tile in hand is read again before the wait. Its partial rows
-    # of dW and db are a row each, the tile's rows added in on every step: a tile's height times fewer
-    # registers than a partial row per row of the tile
+    # program asks for its next tile, then waits for the K parts of the tile in hand's sums and writes that
+    # tile's dx, the load in flight meanwhile, and only then publishes its part of the next tile's sums.
+    # With RELOAD="rows" one tile is held at a time: the next tile's sums are published as soon as it has
+    # arrived, and the tile in hand is read again before the wait. Its partial rows of dW and db are a row
+    # each, the tile's rows added in on every step: a tile's height times fewer registers than a partial
+    # row per row of the tile
     pid, programs = tl.program_id(0), tl.num_programs(0)
     part, group, groups = pid % K, pid // K, programs // K
     tiles = tl.cdiv(n_rows, BLOCK_ROWS)
