@@ -924,12 +924,10 @@ def norm_backward_split(x, w, dy, mean, rstd, layer, k, config, dx=None, kernels
 
 
 # The split configurations section 10's tuning tries from 8,192 columns, and this section's last cell times
-# (rows a tile, warps, programs an SM, what is read again, K): four of the fastest in experiments with this
-# kernel on an H100 at 16,384 columns (not run here), which screened tiles of 1, 2, 4 and 8 rows, 4 and 8
-# warps, 2 and 4 programs an SM, K = 8 and 16, and the tile kept or read again, for LayerNorm in float16,
-# bfloat16 and float32 and RMSNorm in float16 (4-row tiles led for 16-bit inputs, 2-row tiles for float32),
-# with the next tile's sums published before the wait; publishing them after the tile in hand's dx kept
-# the 4-row tile ahead of the 2-row one. The tuning picks among them on the GPU at hand
+# (rows a tile, warps, programs an SM, what is read again, K): picked from a screen beside the notebook (not
+# run here) of tiles of 1, 2, 4 and 8 rows, 4 and 8 warps, 2 and 4 programs an SM, K = 8 and 16, the tile
+# kept or read again, at 16,384 columns. The tuning picks among them on the GPU at hand; section 11's
+# "backward_best chose" table shows what it kept
 SPLIT_CONFIGS = [
     BackwardConfig(4, 4, 2, split=8),
     BackwardConfig(4, 4, 2, reload="rows", split=8),
@@ -1011,9 +1009,8 @@ def norm_dw_db(x, dy, mean, rstd, layer, dw, db, kernels=None):
 
 
 # (rows, columns, warps, programs per SM): a tile of 4,096 elements, 32 of x and 32 of dy a thread, each row
-# of it 128 neighbouring columns. The fastest of the tiles a probe (not run here) timed for the column pass
-# alone on the H200 at 16,384 columns, in float16 and in bfloat16, with others close behind: the tuning of
-# section 10 leaves it fixed
+# of it 128 neighbouring columns; picked by a probe of the column pass beside the notebook (not run here),
+# and left fixed by section 10's tuning
 COLUMN_TILE = (32, 128, 4, 4)
 
 
