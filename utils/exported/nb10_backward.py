@@ -452,6 +452,9 @@ class BackwardConfig(NamedTuple):
     # a split row keeps its part of w)
     split: int = 1  # programs a row is split over: 1, the whole row in one (norm_backward_split's K)
     two_passes: bool = False  # dx alone by whole rows, then dW and db by column tiles (section 9)
+    # how the programs' partial rows become dW and db: "partials", a second kernel (sum_partials); "ticket",
+    # the last program to finish adds them (07's one launch)
+    combine: str = "partials"
 
 
 def backward_rule(n_cols, element_size):
@@ -465,14 +468,16 @@ _TICKETS = {}
 
 
 def norm_backward(
-    x, w, dy, mean, rstd, layer=True, combine="partials", config=None, recompute=False, dx=None, kernels=None
+    x, w, dy, mean, rstd, layer=True, combine=None, config=None, recompute=False, dx=None, kernels=None
 ):
     # (dx, dW, db) of a LayerNorm, or (dx, dW) of an RMSNorm, from the forward's saved mean and rstd (mean is
     # not read for RMSNorm); dW and db in w's dtype, summed in float32 (float64 for float64 x); dx into the
-    # given contiguous tensor, if one is given; the launched kernels appended to `kernels`, if given
+    # given contiguous tensor, if one is given; the launched kernels appended to `kernels`, if given; combine
+    # as given, else the config's
     x, dy = x.contiguous(), dy.contiguous()  # the kernel takes rows of contiguous columns
     n_rows, n_cols = x.shape
     config = config or backward_rule(n_cols, x.element_size())
+    combine = combine or config.combine
     if config.split > 1 or config.two_passes:  # the next section's: partial rows, from saved statistics
         if combine != "partials" or recompute:
             raise ValueError("a split row or two passes combine by partial rows, from the saved statistics")
@@ -1126,12 +1131,14 @@ def softmax_configs(n_cols, element_size):
     return [(r, w, twice) for r in sorted(tiles) for w in sorted(warp_counts) for twice in (False, True)]
 
 
-def norm_configs(n_cols, element_size):
+def norm_configs(n_rows, n_cols, element_size):
     # the rule's config and its neighbours: 1, 2 or 4 programs per SM, loads pipelined or not, the rule's
     # tile on its warps and on half of them, and, below 8,192 columns, a tile twice as tall on the rule's
     # warps; for rows of 8,192 columns or more, each of the RELOAD forms (the tile read twice with loads not
     # pipelined only), each row split over K programs (section 9's SPLIT_CONFIGS), and two passes
-    # with the rule's tile on half its warps and on its warps, loads pipelined or not
+    # with the rule's tile on half its warps and on its warps, loads pipelined or not; and where the rows are
+    # so few that the grid is under one program per SM (4 tiles a program), each whole-row config again with
+    # 07's ticket (section 8), one launch in place of sum_partials' second
     rule = backward_rule(n_cols, element_size)
     tiles = {(rule.rows, rule.warps), (rule.rows, max(1, rule.warps // 2))}
     if n_cols < 8192:
@@ -1152,7 +1159,12 @@ def norm_configs(n_cols, element_size):
         for stages in (1, 3)
         if n_cols >= 8192
     ]
-    return whole_rows + split + two_passes
+    few_rows = [
+        config._replace(combine="ticket")
+        for config in whole_rows
+        if config.programs_per_sm == 1 and triton.cdiv(n_rows, 4 * config.rows) < SMS
+    ]
+    return whole_rows + few_rows + split + two_passes
 
 
 def fits(launch, config):
@@ -1184,9 +1196,11 @@ def backward_best(backward, *args, dx=None):
         return launch(None)
     key = (backward, tuple(args[0].shape), args[0].dtype)
     if key not in TUNED:
-        configs = (softmax_configs if backward == "softmax" else norm_configs)(
-            args[0].shape[1], args[0].element_size()
-        )
+        n_rows, n_cols = args[0].shape
+        if backward == "softmax":
+            configs = softmax_configs(n_cols, args[0].element_size())
+        else:
+            configs = norm_configs(n_rows, n_cols, args[0].element_size())
         # a short timing of each config, then the three fastest again, longer and taking turns: short
         # timings of configs a few percent apart can change places from one run to the next
         times = {
