@@ -1,12 +1,15 @@
-"""The committed H200 reference run (reference/h200/) is whole, current and says what it ran on.
+"""The committed reference run (reference/<gpu>/) is whole, current and says what it ran on.
 
 Learners without a GPU read these notebooks for the figures their CPU cannot measure, so a reference
 notebook whose code no longer matches its solution would show them numbers from code they are not
-running. `python -m utils.reference` on a GPU regenerates them (see utils/reference.py).
+running. `python -m utils.reference` on a GPU regenerates them (see utils/reference.py). Each solution's
+title links to its copy ("No GPU?"), and the link names the card: the copy a learner reaches is the one
+tested here, and it must be the only copy of that notebook in reference/.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -17,22 +20,39 @@ from utils import reference
 from utils.notebooks import solution_paths
 
 ROOT = Path(__file__).resolve().parent.parent
-H200 = ROOT / "reference" / "h200"
+REFERENCE = ROOT / "reference"
 SOLUTIONS = solution_paths()
 RUN_KEYS = {"gpu", "capability", "driver", "torch", "triton", "python", "date"}
+# The title's last paragraph: **No GPU?** [What these cells print on an H200](../reference/h200/NN.ipynb): ...
+NO_GPU_LINK = re.compile(r"\*\*No GPU\?\*\* \[What these cells print on an? ([^\]]+)\]\(([^)\s]+)\)")
 
 
 def _code_cells(nb):
     return [cell for cell in nb.cells if cell.cell_type == "code"]
 
 
+def _linked_copy(solution: Path) -> tuple[str, Path]:
+    """The card a solution's "No GPU?" link names, and the copy it leads to."""
+    title = nbformat.read(solution, as_version=4).cells[0].source
+    found = NO_GPU_LINK.findall(title)
+    assert len(found) == 1, (
+        f'{solution.name}: its title has no one "No GPU?" link naming a card: {title[-200:]!r}'
+    )
+    card, target = found[0]
+    return card, (solution.parent / target).resolve()
+
+
 def _reference(solution: Path):
-    path = H200 / solution.name
+    _, path = _linked_copy(solution)
     assert path.is_file(), (
-        f"reference/h200/{solution.name} is missing: run `./course.sh reference` on a "
-        "GPU and commit what it writes"
+        f"{path.relative_to(ROOT)}, which solutions/{solution.name} links to, is missing: run "
+        "`./course.sh reference` on a GPU and commit what it writes"
     )
     return nbformat.read(path, as_version=4)
+
+
+def _where(solution: Path) -> str:
+    return _linked_copy(solution)[1].relative_to(ROOT).as_posix()
 
 
 def code_differences(solution_nb, reference_nb) -> list[str]:
@@ -59,7 +79,7 @@ def code_differences(solution_nb, reference_nb) -> list[str]:
 def test_reference_code_is_the_solutions_code(solution):
     problems = code_differences(nbformat.read(solution, as_version=4), _reference(solution))
     assert not problems, (
-        f"reference/h200/{solution.name} is not a run of solutions/{solution.name} ({'; '.join(problems)}): "
+        f"{_where(solution)} is not a run of solutions/{solution.name} ({'; '.join(problems)}): "
         "regenerate the reference run (./course.sh reference on a GPU)"
     )
 
@@ -70,7 +90,7 @@ def test_reference_markdown_is_the_solutions(solution):
     nb = _reference(solution)
     changed = reference.copy_markdown(nbformat.read(solution, as_version=4), nb)
     assert not changed, (
-        f"reference/h200/{solution.name}: the markdown of cells {changed} is not the solution's: "
+        f"{_where(solution)}: the markdown of cells {changed} is not the solution's: "
         "`python -m utils.reference --markdown` copies it (no GPU needed)"
     )
 
@@ -84,11 +104,15 @@ def test_copy_markdown_copies_prose_by_id_and_refuses_moved_cells():
         ]
     )
     ran = nbformat.from_dict(solution)
-    reference.as_reference_copy(ran)
+    ran.metadata["reference_run"] = {"gpu": "NVIDIA H100 80GB HBM3"}
+    reference.as_reference_copy(ran, "NVIDIA H100 80GB HBM3")
     ran.cells[2].source = "old prose"
     ran.cells[1].outputs = [v4.new_output("stream", text="1")]
     assert reference.copy_markdown(solution, ran) == ["prose"]
-    assert ran.cells[2].source == "new prose" and reference.REFERENCE_NOTE in ran.cells[0].source
+    assert (
+        ran.cells[2].source == "new prose"
+        and reference.reference_note("NVIDIA H100 80GB HBM3") in ran.cells[0].source
+    )
     assert ran.cells[1].outputs and solution.cells[0].source.endswith("a link](x)")  # nothing else touched
     assert reference.copy_markdown(solution, ran) == []
     solution.cells.insert(1, v4.new_markdown_cell("added", id="added"))
@@ -144,20 +168,36 @@ def test_reference_names_gpu_driver_versions_and_date(solution):
     nb = _reference(solution)
     run = nb.metadata.get("reference_run", {})
     assert RUN_KEYS <= set(run), f"{solution.name}: reference_run metadata lacks {RUN_KEYS - set(run)}"
-    assert "H200" in run["gpu"]
+    card, path = _linked_copy(solution)
+    assert reference.gpu_folder_name(run["gpu"]) == path.parent.name, (
+        f"{_where(solution)} ran on {run['gpu']}, which is not its folder's card"
+    )
+    assert card in run["gpu"] and reference.gpu_folder_name(card) == path.parent.name, (
+        f"solutions/{solution.name}'s link names the {card} and leads to {_where(solution)}; "
+        f"its copy ran on {run['gpu']}"
+    )
     banner = "".join(out.get("text", "") for out in _code_cells(nb)[0].outputs)
     for key in ("gpu", "driver", "torch", "triton", "date"):
         assert run[key] in banner, f"{solution.name}: the first output does not name the {key} ({run[key]})"
 
 
-def test_every_reference_notebook_has_a_solution():
-    extra = sorted({p.name for p in H200.glob("*.ipynb")} - {p.name for p in SOLUTIONS})
-    assert not extra, f"reference/h200/ holds notebooks with no solution: {extra}"
+def test_every_reference_notebook_is_the_copy_its_solution_links_to():
+    """No copy lies beside the linked one: an older run on another card would show figures from code the
+    learner is not running, and no test would look at it."""
+    linked = {_linked_copy(solution)[1] for solution in SOLUTIONS}
+    extra = sorted(p.relative_to(ROOT).as_posix() for p in REFERENCE.glob("*/*.ipynb") if p not in linked)
+    assert not extra, f"reference/ holds notebooks that no solution links to: {extra}"
 
 
 @pytest.mark.parametrize(
     "name, folder",
-    [("NVIDIA H200", "h200"), ("Tesla T4", "t4"), ("NVIDIA GeForce RTX 4090", "rtx-4090"), ("", "gpu")],
+    [
+        ("NVIDIA H200", "h200"),
+        ("NVIDIA H100 80GB HBM3", "h100"),
+        ("Tesla T4", "t4"),
+        ("NVIDIA GeForce RTX 4090", "rtx-4090"),
+        ("", "gpu"),
+    ],
 )
 def test_gpu_folder_names(name, folder):
     assert reference.gpu_folder_name(name) == folder
@@ -215,9 +255,10 @@ def test_a_run_past_its_deadline_hands_back_the_outputs_so_far(tmp_path):
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.name)
 def test_the_reference_copy_does_not_link_to_itself(solution):
-    """The learner's "No GPU?" link is relative to notebooks/; in reference/h200/ it would lead nowhere,
-    so the reference run replaces it with a line saying that this is the copy (utils.reference)."""
-    from utils.reference import NO_GPU_LINK, REFERENCE_NOTE
-
-    title = _reference(solution).cells[0].source
-    assert NO_GPU_LINK not in title and REFERENCE_NOTE in title, f"{solution.name}: {title[-200:]!r}"
+    """The learner's "No GPU?" link is relative to notebooks/; in reference/<gpu>/ it would lead nowhere,
+    so the reference run replaces it with a line saying that this is the copy, and on what it ran
+    (utils.reference)."""
+    nb = _reference(solution)
+    title = nb.cells[0].source
+    note = reference.reference_note(nb.metadata["reference_run"]["gpu"])
+    assert reference.NO_GPU_LINK not in title and note in title, f"{solution.name}: {title[-200:]!r}"

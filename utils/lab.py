@@ -3,7 +3,7 @@
     ./course.sh lab [jupyter lab options]     # or: python -m utils.lab [jupyter lab options]
 
 The server's root is the course's folder, not notebooks/, so that what a notebook links to can be
-reached: every notebook's "No GPU?" link (../reference/h200/NN_topic.ipynb), and solutions/ beside it.
+reached: every notebook's "No GPU?" link (../reference/<gpu>/NN_topic.ipynb), and solutions/ beside it.
 The browser opens at notebooks/. The browser test (tests/e2e) starts its server with the same
 `server_arguments`. As root inside a container, JupyterLab is started with `--allow-root`, which it
 otherwise requires; as root elsewhere, this says why JupyterLab will refuse to start.

@@ -42,11 +42,19 @@ REFERENCE_DIR = REPO_ROOT / "reference"
 CELL_TIMEOUT_S = 600
 # Words that GPU names share and that say nothing about the card: "NVIDIA H200" is filed as h200.
 _VENDOR_WORDS = {"nvidia", "tesla", "geforce", "amd", "radeon"}
+# Words that describe the card's memory, not the card: "NVIDIA H100 80GB HBM3" is filed as h100 (the
+# metadata's reference_run keeps the whole name).
+_MEMORY_WORD = re.compile(r"\d+gb|hbm\d*e?")
 
 
 def gpu_folder_name(gpu_name: str) -> str:
-    """The folder a GPU's reference run goes to: "NVIDIA H200" -> "h200", "Tesla T4" -> "t4"."""
-    words = [w for w in re.split(r"[^a-z0-9]+", gpu_name.lower()) if w and w not in _VENDOR_WORDS]
+    """The folder a GPU's reference run goes to: "NVIDIA H200" -> "h200", "Tesla T4" -> "t4",
+    "NVIDIA H100 80GB HBM3" -> "h100"."""
+    words = [
+        w
+        for w in re.split(r"[^a-z0-9]+", gpu_name.lower())
+        if w and w not in _VENDOR_WORDS and not _MEMORY_WORD.fullmatch(w)
+    ]
     return "-".join(words) or "gpu"
 
 
@@ -70,18 +78,26 @@ def machine() -> dict[str, str]:
 
 
 NO_GPU_LINK = "**No GPU?** ["
-REFERENCE_NOTE = (
-    "**No GPU?** You are reading the copy that ran on an NVIDIA H200: every output below is from that run "
-    "(its metadata's `reference_run` says on what, and when)."
-)
+REFERENCE_NOTE_START = "**No GPU?** You are reading the copy run on the "
 
 
-def as_reference_copy(nb) -> None:
+def reference_note(gpu_name: str) -> str:
+    """The line that stands in a reference copy's title cell for the learner's "No GPU?" link."""
+    return (
+        f"{REFERENCE_NOTE_START}{gpu_name}; every output below is from that run (its metadata's "
+        "`reference_run` says on what, and when)."
+    )
+
+
+def as_reference_copy(nb, gpu_name: str) -> None:
     """Replace the title cell's "No GPU?" link, which points from notebooks/ to this copy, by a line
-    saying that this is the copy: from reference/<gpu>/ the link's relative path leads nowhere."""
+    saying that this is the copy, run on `gpu_name`: from reference/<gpu>/ the link's relative path leads
+    nowhere."""
     title = nb.cells[0]
-    lines = title.source.splitlines()
-    title.source = "\n".join(REFERENCE_NOTE if line.startswith(NO_GPU_LINK) else line for line in lines)
+    note = reference_note(gpu_name)
+    title.source = "\n".join(
+        note if line.startswith(NO_GPU_LINK) else line for line in title.source.splitlines()
+    )
 
 
 def copy_markdown(solution_nb, reference_nb) -> list[str]:
@@ -89,7 +105,7 @@ def copy_markdown(solution_nb, reference_nb) -> list[str]:
     as_reference_copy); return the ids of the cells changed. Markdown cells added, removed or moved raise
     ValueError: where they go among the outputs is the run's to say."""
     solution_nb = nbformat.from_dict(solution_nb)  # a copy: the title is changed below
-    as_reference_copy(solution_nb)
+    as_reference_copy(solution_nb, reference_nb.metadata.get("reference_run", {}).get("gpu", "a GPU"))
     ids = [[c.id for c in nb.cells if c.cell_type == "markdown"] for nb in (solution_nb, reference_nb)]
     if ids[0] != ids[1]:
         raise ValueError("markdown cells added, removed or moved: regenerate the reference run")
@@ -152,7 +168,7 @@ def run_notebook(
         error = str(failure).strip().splitlines()[-1]
     seconds = time.perf_counter() - start
     record_sources(nb)
-    as_reference_copy(nb)
+    as_reference_copy(nb, run_info["gpu"])
     nb.metadata["reference_run"] = dict(
         run_info, seconds=round(seconds, 1), source=f"solutions/{solution.name}"
     )
@@ -192,8 +208,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if not torch.cuda.is_available():
         print(
-            "The reference run needs a CUDA GPU; none was found here. What an H200 prints is in "
-            "reference/h200/."
+            "The reference run needs a CUDA GPU; none was found here. What a GPU prints is in "
+            'reference/<gpu>/: each notebook\'s "No GPU?" link leads to its copy.'
         )
         return 2
     run_info = machine()

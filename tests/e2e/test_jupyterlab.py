@@ -36,7 +36,7 @@ import nbformat
 import pytest
 
 from utils import lab as course_lab
-from utils.reference import REFERENCE_NOTE
+from utils.reference import reference_note
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("COURSE_ARTIFACTS") or ROOT / "test-artifacts")
@@ -291,7 +291,7 @@ def _screenshot(page, path: Path) -> None:
 VISIBLE_NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 NO_GPU_LINK_TEXT = "What these cells print on an H200"
 REFERENCE_BANNER = "device: NVIDIA H200"  # the set-up cell's saved output in reference/h200/
-REFERENCE_TITLE = "You are reading the copy that ran on an NVIDIA H200"  # in the copy's title cell
+REFERENCE_TITLE = "You are reading the copy run on the NVIDIA H200"  # in the copy's title cell
 
 
 def _stop_kernels(url: str, token: str) -> None:
@@ -330,7 +330,7 @@ def test_the_no_gpu_link_opens_the_reference_copy(browser, lab):
         link.click()
         # The reference copy, in JupyterLab: its title cell says what it is, its set-up cell's saved output
         # names the H200. A link to nowhere shows a "File Load Error" dialog instead.
-        assert REFERENCE_TITLE in REFERENCE_NOTE
+        assert REFERENCE_TITLE in reference_note("NVIDIA H200")
         opened = page.locator(VISIBLE_NOTEBOOK, has_text=REFERENCE_TITLE)
         error = page.locator(".jp-Dialog")
         try:
