@@ -1,12 +1,13 @@
-"""Write benchmarks/README.md, every table of the committed H200 runs, from their CSVs.
+"""Write benchmarks/README.md, every table of the committed GPU runs, from their CSVs.
 
     python benchmarks/tables.py            # rewrite benchmarks/README.md and each run's results.md
     python benchmarks/tables.py --check    # exit 1, naming the files, if either differs from its CSVs
 
 The runs are the folders of RUNS, each with the results.csv (and floor.csv) that `benchmarks/run.py`
-wrote on the GPU. Nothing here is typed by hand: a table, a verdict or a floor line changes only when a
-CSV does, and tests/test_benchmark.py fails while the committed markdown is not what the CSVs give. The top
-README links here instead of quoting numbers.
+wrote on the GPU, under a folder named for the card (each table's caption line, from the CSV's
+measured_on, names the card, its driver and the versions). Nothing here is typed by hand: a table, a
+verdict or a floor line changes only when a CSV does, and tests/test_benchmark.py fails while the
+committed markdown is not what the CSVs give. The top README links here instead of quoting numbers.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ RUNS = [
     ),
     (
         "Backward passes (notebook 10)",
-        HERE / "h200" / "backward",
+        HERE / "h100" / "backward",
         "Notebook 10's `softmax_backward_best` and `layer_norm_backward_best` (float32, 4,096 columns) "
         "against the kernels torch's autograd runs for them (`torch._softmax_backward_data`, "
         "`aten.native_layer_norm_backward`), `--quick --only backward`.",
