@@ -4,7 +4,6 @@ The browser test (tests/e2e) starts JupyterLab with the same command and clicks 
 tests need no browser.
 """
 
-import re
 import sys
 from pathlib import Path
 
@@ -13,9 +12,9 @@ import pytest
 
 from utils import lab
 from utils.notebooks import learner_paths
+from utils.reference import NO_GPU_LINK_TO_COPY
 
 ROOT = Path(__file__).resolve().parent.parent
-LINK = re.compile(r"\*\*No GPU\?\*\* \[[^\]]+\]\(([^)\s]+)\)")
 
 
 def test_the_server_serves_the_course_folder_and_opens_the_notebooks():
@@ -30,7 +29,7 @@ def test_the_server_serves_the_course_folder_and_opens_the_notebooks():
 def test_each_no_gpu_link_leads_to_a_file_inside_the_served_folder(path):
     # JupyterLab opens a link relative to the notebook, and only inside its root: a server rooted at
     # notebooks/ could not open ../reference/h200/ (its link did nothing, silently).
-    (target,) = LINK.findall(nbformat.read(path, as_version=4).cells[0].source)
+    ((_, target),) = NO_GPU_LINK_TO_COPY.findall(nbformat.read(path, as_version=4).cells[0].source)
     resolved = (path.parent / target).resolve()
     assert resolved.is_relative_to(ROOT) and resolved.is_file(), f"{path.name}: {target}"
     assert not resolved.is_relative_to(ROOT / lab.OPENS), "the link is meant to leave notebooks/"

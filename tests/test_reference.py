@@ -9,7 +9,6 @@ tested here, and it must be the only copy of that notebook in reference/.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import nbformat
@@ -23,8 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"
 SOLUTIONS = solution_paths()
 RUN_KEYS = {"gpu", "capability", "driver", "torch", "triton", "python", "date"}
-# The title's last paragraph: **No GPU?** [What these cells print on an H200](../reference/h200/NN.ipynb): ...
-NO_GPU_LINK = re.compile(r"\*\*No GPU\?\*\* \[What these cells print on an? ([^\]]+)\]\(([^)\s]+)\)")
 
 
 def _code_cells(nb):
@@ -34,7 +31,7 @@ def _code_cells(nb):
 def _linked_copy(solution: Path) -> tuple[str, Path]:
     """The card a solution's "No GPU?" link names, and the copy it leads to."""
     title = nbformat.read(solution, as_version=4).cells[0].source
-    found = NO_GPU_LINK.findall(title)
+    found = reference.NO_GPU_LINK_TO_COPY.findall(title)
     assert len(found) == 1, (
         f'{solution.name}: its title has no one "No GPU?" link naming a card: {title[-200:]!r}'
     )

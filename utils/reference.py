@@ -78,6 +78,8 @@ def machine() -> dict[str, str]:
 
 
 NO_GPU_LINK = "**No GPU?** ["
+# The whole link of a solution's or learner notebook's title: the card it names and the copy it leads to
+NO_GPU_LINK_TO_COPY = re.compile(r"\*\*No GPU\?\*\* \[What these cells print on an? ([^\]]+)\]\(([^)\s]+)\)")
 REFERENCE_NOTE_START = "**No GPU?** You are reading the copy run on the "
 
 
@@ -105,7 +107,7 @@ def copy_markdown(solution_nb, reference_nb) -> list[str]:
     as_reference_copy); return the ids of the cells changed. Markdown cells added, removed or moved raise
     ValueError: where they go among the outputs is the run's to say."""
     solution_nb = nbformat.from_dict(solution_nb)  # a copy: the title is changed below
-    as_reference_copy(solution_nb, reference_nb.metadata.get("reference_run", {}).get("gpu", "a GPU"))
+    as_reference_copy(solution_nb, reference_nb.metadata.get("reference_run", {}).get("gpu", "GPU"))
     ids = [[c.id for c in nb.cells if c.cell_type == "markdown"] for nb in (solution_nb, reference_nb)]
     if ids[0] != ids[1]:
         raise ValueError("markdown cells added, removed or moved: regenerate the reference run")
